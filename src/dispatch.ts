@@ -1,0 +1,152 @@
+/**
+ * Runs handlers for an event, each isolated: one that throws, rejects or overruns its time does not stop the
+ * others, and every failure reaches the error handlers with the event and its raw body.
+ */
+import { EventEmitter } from 'eventemitter3';
+import { WebhookError } from './errors.js';
+import type { ParsedWebhook } from './events.js';
+import type { WebhookLogger } from './logger.js';
+
+/** Listener keys beside the trigger ids. Symbols, so no trigger id can collide with them. */
+export const ANY = Symbol('any');
+export const UNKNOWN = Symbol('unknown');
+
+export type AnyHandler = (event: ParsedWebhook) => unknown;
+export type ErrorHandler = (error: WebhookError) => unknown;
+
+export interface DispatcherOptions {
+  /** A handler's promise that has not settled after this many milliseconds is reported as `handler_timeout`. */
+  handlerTimeoutMs: number;
+  logger: WebhookLogger;
+}
+
+type Listener = AnyHandler;
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+
+const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
+
+export class Dispatcher {
+  readonly #emitter = new EventEmitter<string | symbol>();
+  readonly #errorHandlers = new Set<ErrorHandler>();
+  readonly #options: DispatcherOptions;
+
+  constructor(options: DispatcherOptions) {
+    this.#options = options;
+  }
+
+  on(key: string | symbol, handler: AnyHandler): void {
+    this.#emitter.on(key, handler);
+  }
+
+  off(key: string | symbol, handler: AnyHandler): void {
+    this.#emitter.off(key, handler);
+  }
+
+  onError(handler: ErrorHandler): void {
+    this.#errorHandlers.add(handler);
+  }
+
+  /** Removes a handler from every trigger, onAny, onUnknown and onError. */
+  offEverywhere(handler: AnyHandler | ErrorHandler): void {
+    for (const key of this.#emitter.eventNames()) this.#emitter.off(key, handler as AnyHandler);
+    this.#errorHandlers.delete(handler as ErrorHandler);
+  }
+
+  /** Whether any handler would receive an event with this trigger. */
+  hasListeners(trigger: string, known: boolean): boolean {
+    return this.#emitter.listenerCount(known ? trigger : UNKNOWN) + this.#emitter.listenerCount(ANY) > 0;
+  }
+
+  /** Runs every handler for the event; settles when all have. Never rejects. */
+  dispatch(event: ParsedWebhook, known: boolean, rawBody?: string): Promise<void> {
+    const listeners = [
+      ...(this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[]),
+      ...(this.#emitter.listeners(ANY) as Listener[]),
+    ];
+    if (!known && listeners.length === 0) {
+      this.#options.logger.warn?.(
+        { trigger: event.trigger },
+        'Received a trigger this version does not know and no onUnknown/onAny handler is registered.',
+      );
+    }
+    const pending: Promise<void>[] = [];
+    for (const listener of listeners) {
+      const running = this.#run(listener, event, rawBody);
+      if (running) pending.push(running);
+    }
+    return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
+  }
+
+  /** Hands an error to every error handler (or the logger when there is none). Never rejects. */
+  report(error: WebhookError): Promise<void> {
+    const { logger } = this.#options;
+    const fields = { code: error.code, trigger: (error.event as { trigger?: unknown } | undefined)?.trigger };
+    if (this.#errorHandlers.size === 0) {
+      logger.error?.(fields, `${error.message} (register webhooks.onError to handle this)`);
+      return Promise.resolve();
+    }
+    const pending: Promise<void>[] = [];
+    for (const handler of this.#errorHandlers) {
+      const failed = (cause: unknown) =>
+        logger.error?.({ ...fields, reason: describe(cause) }, 'An onError handler itself failed.');
+      try {
+        const result = handler(error);
+        if (isThenable(result)) pending.push(Promise.resolve(result).then(() => undefined, failed));
+      } catch (cause) {
+        failed(cause);
+      }
+    }
+    return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
+  }
+
+  #run(listener: Listener, event: ParsedWebhook, rawBody: string | undefined): Promise<void> | undefined {
+    const failure = (cause: unknown) =>
+      this.report(
+        new WebhookError('handler_failed', `A handler for "${event.trigger}" failed: ${describe(cause)}`, {
+          cause,
+          event,
+          rawBody,
+        }),
+      );
+    let result: unknown;
+    try {
+      result = listener(event);
+    } catch (cause) {
+      return failure(cause);
+    }
+    if (!isThenable(result)) return undefined;
+    const { handlerTimeoutMs } = this.#options;
+    return new Promise<void>((resolve) => {
+      let settled = false;
+      const timer =
+        handlerTimeoutMs > 0 && handlerTimeoutMs !== Infinity
+          ? setTimeout(() => {
+              settled = true;
+              this.report(
+                new WebhookError(
+                  'handler_timeout',
+                  `A handler for "${event.trigger}" did not finish within ${handlerTimeoutMs} ms.`,
+                  { event, rawBody },
+                ),
+              ).then(resolve);
+            }, handlerTimeoutMs)
+          : undefined;
+      // The timer must not keep a process alive that is otherwise done.
+      (timer as { unref?: () => void } | undefined)?.unref?.();
+      result.then(
+        () => {
+          if (settled) return;
+          clearTimeout(timer);
+          resolve();
+        },
+        (cause: unknown) => {
+          if (settled) return;
+          clearTimeout(timer);
+          failure(cause).then(resolve);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The normalized request and response every adapter translates to and from. Nothing here knows a framework.
+ */
+import type { WebhookBody } from './parse.js';
+
+/** Headers as node:http gives them (lower-case names), or any object with `get` (fetch `Headers`). */
+export type HeaderSource =
+  | Readonly<Record<string, string | readonly string[] | undefined>>
+  | { get(name: string): string | null };
+
+/**
+ * Reads the request body. It must stop reading as soon as more than `maxBytes` bytes have arrived and may
+ * then resolve with what it has: the receiver answers 413 for anything longer than `maxBytes`.
+ */
+export type BodyReader = (maxBytes: number) => Promise<WebhookBody>;
+
+export interface WebhookRequest {
+  method: string;
+  headers: HeaderSource;
+  /** The body, or a reader the receiver calls once the headers have passed its checks. */
+  body?: WebhookBody | BodyReader | null;
+}
+
+export interface WebhookResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** Settles once every handler (and onError) for this request has finished. Never rejects. */
+  done: Promise<void>;
+}
+
+/** One header's value; a repeated header's values are joined with ", " as HTTP allows. */
+export function readHeader(headers: HeaderSource, name: string): string | undefined {
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  }
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+  let value = record[name];
+  if (value === undefined) {
+    for (const key in record) {
+      if (key.toLowerCase() === name) {
+        value = record[key];
+        break;
+      }
+    }
+  }
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : value.join(', ');
+}
+
+/** Whether a header was sent more than once (node:http keeps most repeats as arrays). */
+export function isRepeatedHeader(headers: HeaderSource, name: string): boolean {
+  if (typeof (headers as { get?: unknown }).get === 'function') return false;
+  return Array.isArray((headers as Record<string, unknown>)[name]);
+}
+
+/** Whether a Content-Type names JSON: `application/json` or any `+json` type, in any letter case. */
+export function isJsonContentType(contentType: string): boolean {
+  const semicolon = contentType.indexOf(';');
+  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}

@@ -1,0 +1,106 @@
+import { WebhookError } from './errors.js';
+import type { ParsedWebhook } from './events.js';
+import { isKnownTrigger } from './registry.js';
+import { envelopeProblem, eventIssues } from './validate.js';
+
+/** A delivery's body: the raw text, its UTF-8 bytes, or the value a body parser already made of it. */
+export type WebhookBody = string | Uint8Array | ArrayBuffer | object;
+
+export type SafeParseResult =
+  | { success: true; event: ParsedWebhook; error?: undefined }
+  | { success: false; error: WebhookError; event?: undefined };
+
+/** Everything parsing learned about a delivery, for the receiver. */
+export interface Delivery {
+  /** The body as text (a pre-parsed body is serialized again). */
+  rawBody: string | Uint8Array;
+  /** Set when the body is a valid envelope, even if its payload failed validation. */
+  event?: ParsedWebhook;
+  known: boolean;
+  error?: WebhookError;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses and validates a delivery in two steps: the envelope, then the event against its trigger's schema. */
+export function inspectDelivery(body: WebhookBody): Delivery {
+  let rawBody: string | Uint8Array;
+  let value: unknown;
+  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
+    if (typeof body === 'string') {
+      rawBody = body;
+    } else {
+      try {
+        // TextDecoder drops a leading byte order mark itself.
+        rawBody = utf8.decode(body);
+      } catch (cause) {
+        const bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
+        return { rawBody: bytes, known: false, error: invalid('invalid_json', 'The body is not valid UTF-8 text.', bytes) };
+      }
+    }
+    try {
+      // Some senders prefix a byte order mark; JSON.parse would reject it.
+      value = JSON.parse(rawBody.charCodeAt(0) === 0xfeff ? rawBody.slice(1) : rawBody);
+    } catch (cause) {
+      const reason = rawBody.length === 0 ? 'the body is empty' : (cause as Error).message;
+      return { rawBody, known: false, error: invalid('invalid_json', `The body is not valid JSON: ${reason}.`, rawBody) };
+    }
+  } else {
+    value = body;
+    rawBody = serialize(body);
+  }
+
+  const problem = envelopeProblem(value);
+  if (problem) {
+    return {
+      rawBody,
+      known: false,
+      error: invalid('invalid_envelope', `The body is not a webhook envelope: ${problem}.`, rawBody),
+    };
+  }
+  const event = value as ParsedWebhook;
+  const known = isKnownTrigger(event.trigger);
+  const issues = known ? eventIssues(event) : undefined;
+  if (!issues) return { rawBody, event, known };
+  const where = issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
+  const error = new WebhookError(
+    'invalid_payload',
+    `The ${event.trigger} payload does not match its schema (${where}).`,
+    { issues, rawBody, event },
+  );
+  return { rawBody, event, known, error };
+}
+
+function invalid(code: 'invalid_json' | 'invalid_envelope', message: string, rawBody: string | Uint8Array) {
+  return new WebhookError(code, message, { rawBody });
+}
+
+/** Text of a value a body parser produced; never throws. */
+function serialize(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * Parses a delivery: the body as text, UTF-8 bytes or an already-parsed object. Returns the caller's own
+ * object, every unknown field kept. An unknown trigger is not an error: it yields an `UnknownWebhookEvent`.
+ * A failure is a `WebhookError` (`invalid_json`, `invalid_envelope`, `invalid_payload`) carrying the raw
+ * body and, for payload errors, zod's issues with their paths and the envelope.
+ */
+export function safeParseWebhook(body: WebhookBody): SafeParseResult {
+  const { event, error } = inspectDelivery(body);
+  return error ? { success: false, error } : { success: true, event: event as ParsedWebhook };
+}
+
+/** Like `safeParseWebhook`, but throws the `WebhookError`. */
+export function parseWebhook(body: WebhookBody): ParsedWebhook {
+  const { event, error } = inspectDelivery(body);
+  if (error) throw error;
+  return event as ParsedWebhook;
+}

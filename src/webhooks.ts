@@ -1,0 +1,307 @@
+/**
+ * The receiver: `createWebhooks(options)` registers typed handlers and answers normalized requests
+ * following the status table of DESIGN.md.
+ */
+import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
+import { DedupeWindow, idempotencyKey, type DedupeOptions } from './dedupe.js';
+import { ANY, Dispatcher, UNKNOWN, type AnyHandler } from './dispatch.js';
+import { WebhookError, type WebhookErrorCode } from './errors.js';
+import type { EventOf, ParsedWebhook, UnknownWebhookEvent } from './events.js';
+import {
+  isJsonContentType,
+  isRepeatedHeader,
+  readHeader,
+  type WebhookRequest,
+  type WebhookResponse,
+} from './http.js';
+import { consoleLogger, type WebhookLogger } from './logger.js';
+import { inspectDelivery, type WebhookBody } from './parse.js';
+import { isKnownTrigger, type Trigger } from './registry.js';
+
+/** What a durable inbox stores before the delivery is acknowledged. */
+export interface InboxEntry {
+  key: string;
+  event: ParsedWebhook;
+  rawBody: string | Uint8Array;
+  receivedAt: number;
+}
+
+/** A durable store: the 200 is sent only once `put` resolved, so an acknowledged event survives a crash. */
+export interface WebhookInbox {
+  put(entry: InboxEntry): Promise<void>;
+  /** Called once every handler for the entry has finished. */
+  ack?(key: string): Promise<void>;
+}
+
+export interface WebhooksOptions {
+  /**
+   * The Basic credentials configured on the platform's webhook (`useBasicAuth`), or several while rotating.
+   * Turning authentication off takes an explicit `false`.
+   */
+  auth: BasicAuthOption | false;
+  /** Larger bodies are answered 413 without being read further. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * A known trigger whose `data` fails its schema goes to onError either way; `'accept'` (default) answers
+   * 200 so the platform does not retry a payload that will never pass, `'reject'` answers 400.
+   */
+  invalidPayload?: 'accept' | 'reject';
+  /** Repeats of a delivery within the window are answered 200 without running handlers. `false` turns it off. */
+  dedupe?: DedupeOptions | false;
+  /** A handler still running after this many milliseconds is reported to onError. Default 30 000; 0 turns it off. */
+  handlerTimeoutMs?: number;
+  /** Commit each event durably before acknowledging it. */
+  inbox?: WebhookInbox;
+  /** pino-compatible. Default: warnings and errors on the console. Never given credentials or message bodies. */
+  logger?: WebhookLogger;
+}
+
+export interface CloseOptions {
+  /** How long to wait for handlers already running. Default 10 000 ms. */
+  timeoutMs?: number;
+}
+
+export interface CloseResult {
+  /** Events whose handlers finished in time. */
+  drained: number;
+  /** Events whose handlers were still running at the deadline; each was reported to onError. */
+  abandoned: number;
+}
+
+export interface Webhooks {
+  /** Handles one trigger, or several: the handler gets the event typed by trigger. */
+  on<T extends Trigger>(trigger: T | readonly T[], handler: (event: EventOf<T>) => unknown): this;
+  /** Handles every accepted event, known or not. */
+  onAny(handler: (event: ParsedWebhook) => unknown): this;
+  /** Handles events whose trigger this version does not know. */
+  onUnknown(handler: (event: UnknownWebhookEvent) => unknown): this;
+  /** Receives every failure: rejected requests, invalid payloads, failed or overdue handlers. */
+  onError(handler: (error: WebhookError) => unknown): this;
+  /** Removes a handler: from one trigger or several, or from everything it was registered for. */
+  off(trigger: Trigger | readonly Trigger[], handler: (event: never) => unknown): this;
+  off(handler: ((event: never) => unknown) | ((error: WebhookError) => unknown)): this;
+  /** Dispatches an already-parsed event (from a queue, say); settles when its handlers have. */
+  receive(event: ParsedWebhook): Promise<void>;
+  /** Answers a normalized request; the response comes before the handlers run (see `done`). */
+  handle(request: WebhookRequest): Promise<WebhookResponse>;
+  /** Stops taking requests (503) and waits for running handlers up to a deadline. */
+  close(options?: CloseOptions): Promise<CloseResult>;
+  /** The body size limit adapters enforce while reading. */
+  readonly maxBodyBytes: number;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+const RESOLVED = Promise.resolve();
+const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
+const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
+
+// Handlers start after the adapter has sent the response.
+const defer: (run: () => void) => void =
+  typeof setImmediate === 'function' ? (run) => setImmediate(run) : (run) => setTimeout(run, 0);
+
+function checkOptions(options: WebhooksOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new WebhookError('invalid_options', 'createWebhooks needs an options object: { auth: { username, password } }.');
+  }
+  if (options.auth === undefined) {
+    throw new WebhookError(
+      'invalid_options',
+      'createWebhooks needs `auth`: the Basic credentials configured on the webhook ({ username, password }), ' +
+        'or `auth: false` to accept unauthenticated requests.',
+    );
+  }
+  const { maxBodyBytes, handlerTimeoutMs, invalidPayload } = options;
+  if (maxBodyBytes !== undefined && !(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
+    throw new WebhookError('invalid_options', '`maxBodyBytes` must be a positive whole number of bytes.');
+  }
+  if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
+    throw new WebhookError('invalid_options', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
+  }
+  if (invalidPayload !== undefined && invalidPayload !== 'accept' && invalidPayload !== 'reject') {
+    throw new WebhookError('invalid_options', "`invalidPayload` must be 'accept' or 'reject'.");
+  }
+}
+
+/** Creates a receiver. */
+export function createWebhooks(options: WebhooksOptions): Webhooks {
+  checkOptions(options);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const rejectInvalid = options.invalidPayload === 'reject';
+  const logger = options.logger ?? consoleLogger;
+  const verify: BasicAuthVerifier | undefined = options.auth === false ? undefined : createBasicAuthVerifier(options.auth);
+  const dedupe = options.dedupe === false ? undefined : new DedupeWindow(options.dedupe);
+  const { inbox } = options;
+  const dispatcher = new Dispatcher({ handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000, logger });
+
+  let closing = false;
+  /** Work acknowledged and not yet finished, for close() to wait for. */
+  const inFlight = new Map<Promise<void>, ParsedWebhook | undefined>();
+
+  function track(done: Promise<void>, event?: ParsedWebhook): Promise<void> {
+    inFlight.set(done, event);
+    done.then(() => inFlight.delete(done));
+    return done;
+  }
+
+  function reply(status: number, body: string, headers?: Record<string, string>, done = RESOLVED): WebhookResponse {
+    return { status, headers: headers ? { ...TEXT, ...headers } : { ...TEXT }, body, done };
+  }
+
+  /** Answers a rejected request; the error reaches onError after the response. */
+  function refuse(error: WebhookError, headers?: Record<string, string>): WebhookResponse {
+    logger.debug?.({ code: error.code, status: error.status }, 'Refused a webhook request.');
+    const done = track(new Promise<void>((resolve) => defer(() => dispatcher.report(error).then(resolve))));
+    return reply(error.status, error.message, headers, done);
+  }
+
+  /** Acknowledges an event and runs its handlers (and onError for an accepted invalid payload) afterwards. */
+  function accept(event: ParsedWebhook, known: boolean, rawBody: string | Uint8Array, error?: WebhookError) {
+    const text = typeof rawBody === 'string' ? rawBody : undefined;
+    const done = track(
+      new Promise<void>((resolve) =>
+        defer(() => (error ? dispatcher.report(error) : dispatcher.dispatch(event, known, text)).then(resolve)),
+      ),
+      event,
+    );
+    return reply(200, 'OK', undefined, done);
+  }
+
+  async function handle(request: WebhookRequest): Promise<WebhookResponse> {
+    if (closing) {
+      return reply(503, 'The receiver is shutting down; retry later.', { 'retry-after': '5', connection: 'close' });
+    }
+    if (request.method.toUpperCase() !== 'POST') {
+      return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
+    }
+    const { headers } = request;
+    const length = readHeader(headers, 'content-length');
+    if (length !== undefined && Number(length) > maxBodyBytes) return tooLarge();
+    const contentType = readHeader(headers, 'content-type');
+    if (contentType && !isJsonContentType(contentType)) {
+      return refuse(
+        new WebhookError('unsupported_media_type', `Webhook deliveries are JSON; got Content-Type "${contentType.slice(0, 100)}".`),
+      );
+    }
+    if (verify && (isRepeatedHeader(headers, 'authorization') || !verify(readHeader(headers, 'authorization')))) {
+      return refuse(
+        new WebhookError('unauthorized', 'The request lacks valid Basic credentials for this webhook.'),
+        UNAUTHORIZED_HEADERS,
+      );
+    }
+
+    let body: WebhookBody | null | undefined;
+    try {
+      body = typeof request.body === 'function' ? await request.body(maxBodyBytes) : request.body;
+    } catch (cause) {
+      return refuse(new WebhookError('invalid_json', 'The request body could not be read.', { cause }));
+    }
+    if (byteLength(body) > maxBodyBytes) return tooLarge();
+
+    const delivery = inspectDelivery(body ?? '');
+    const { event, known, rawBody } = delivery;
+    let { error } = delivery;
+    if (!event) return refuse(error as WebhookError);
+    if (error && rejectInvalid) return refuse(error);
+
+    const key = dedupe || inbox ? idempotencyKey(event.trigger, typeof rawBody === 'string' ? rawBody : '') : '';
+    if (dedupe && !dedupe.add(key)) {
+      logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
+      return reply(200, 'OK');
+    }
+    if (inbox) {
+      try {
+        await inbox.put({ key, event, rawBody, receivedAt: Date.now() });
+      } catch (cause) {
+        dedupe?.delete(key);
+        return refuse(new WebhookError('inbox_failed', 'The event could not be stored; retry later.', { cause, event, rawBody }), {
+          'retry-after': '5',
+        });
+      }
+    }
+    const response = accept(event, known, rawBody, error);
+    if (inbox?.ack) response.done.then(() => inbox.ack?.(key)).catch(() => undefined);
+    return response;
+
+    function tooLarge(): WebhookResponse {
+      // Closing the connection spares reading the rest of an oversized body.
+      return refuse(new WebhookError('payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`), {
+        connection: 'close',
+      });
+    }
+  }
+
+  const webhooks: Webhooks = {
+    maxBodyBytes,
+    on(trigger, handler) {
+      for (const name of typeof trigger === 'string' ? [trigger] : trigger) {
+        if (!isKnownTrigger(name)) {
+          throw new WebhookError('invalid_options', `Unknown trigger "${name}"; use onUnknown for triggers this version does not know.`);
+        }
+        dispatcher.on(name, handler as AnyHandler);
+      }
+      return this;
+    },
+    onAny(handler) {
+      dispatcher.on(ANY, handler as AnyHandler);
+      return this;
+    },
+    onUnknown(handler) {
+      dispatcher.on(UNKNOWN, handler as AnyHandler);
+      return this;
+    },
+    onError(handler) {
+      dispatcher.onError(handler);
+      return this;
+    },
+    off(triggerOrHandler: unknown, maybeHandler?: unknown) {
+      if (typeof triggerOrHandler === 'function') {
+        dispatcher.offEverywhere(triggerOrHandler as AnyHandler);
+      } else {
+        const names = typeof triggerOrHandler === 'string' ? [triggerOrHandler] : (triggerOrHandler as string[]);
+        for (const name of names) dispatcher.off(name, maybeHandler as AnyHandler);
+      }
+      return this;
+    },
+    receive(event) {
+      const known = isKnownTrigger(event);
+      return track(dispatcher.dispatch(event, known), event);
+    },
+    handle: (request) =>
+      handle(request).catch((cause: unknown) => {
+        // Anything unforeseen is still answered, never with a stack trace.
+        logger.error?.({ reason: String(cause) }, 'Unexpected failure while handling a webhook request.');
+        return reply(500, 'Internal error.');
+      }),
+    async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
+      closing = true;
+      const pending = [...inFlight];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([Promise.all(pending.map(([done]) => done)), deadline]);
+      clearTimeout(timer);
+      const abandoned = pending.filter(([done]) => inFlight.has(done));
+      await Promise.all(
+        abandoned.map(([, event]) =>
+          dispatcher.report(
+            new WebhookError('shutdown_abandoned', `Shutdown did not wait for the handlers of a "${event?.trigger}" event.`, {
+              event,
+            }),
+          ),
+        ),
+      );
+      return { drained: pending.length - abandoned.length, abandoned: abandoned.length };
+    },
+  };
+  return webhooks;
+}
+
+function byteLength(body: WebhookBody | null | undefined): number {
+  if (typeof body === 'string') {
+    // A string of n UTF-16 units is at most 3n UTF-8 bytes: count exactly only when it could matter.
+    return body.length * 3 <= DEFAULT_MAX_BODY_BYTES ? body.length : Buffer.byteLength(body);
+  }
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength;
+  return 0;
+}
+
+export type { WebhookErrorCode };
