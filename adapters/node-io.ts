@@ -1,0 +1,60 @@
+/**
+ * Reading a node:http request body and writing a node:http response, shared by the node:http and Express
+ * adapters (Express's req and res are node's).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BodyReader, WebhookResponse } from '../src/http.js';
+
+/**
+ * A reader for the request stream that stops at the size limit: past `maxBytes` it stops listening and
+ * resolves with what it has (the receiver answers 413), so an oversized body is never buffered whole.
+ * A stream that something else already consumed resolves empty instead of waiting forever.
+ */
+export function nodeBodyReader(req: IncomingMessage): BodyReader {
+  return (maxBytes) =>
+    new Promise<Uint8Array>((resolve, reject) => {
+      if (req.readableEnded || req.destroyed) {
+        resolve(new Uint8Array(0));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const finish = (error?: Error) => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+        if (error) reject(error);
+        else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        chunks.push(chunk);
+        if (size > maxBytes) {
+          req.pause();
+          finish();
+        }
+      };
+      const onEnd = () => finish();
+      const onError = (error: Error) => finish(error);
+      const onClose = () => finish(new Error('The connection closed before the body was complete.'));
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onClose);
+    });
+}
+
+/** Writes the receiver's response. */
+export function sendNodeResponse(res: ServerResponse, response: WebhookResponse): void {
+  if (res.headersSent || res.writableEnded) return;
+  res.writeHead(response.status, response.headers);
+  res.end(response.body);
+}
+
+/** The path part of a request URL, without its query string. */
+export function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}

@@ -1,0 +1,28 @@
+/**
+ * node:http adapter: `http.createServer(nodeMiddleware(webhooks))`, or mounted in any connect-style stack.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Webhooks } from '../src/webhooks.js';
+import { nodeBodyReader, pathOf, sendNodeResponse } from './node-io.js';
+
+export interface NodeMiddlewareOptions {
+  /** Only requests to this path are webhook deliveries; others go to `next()`, or get 404 without one. */
+  path?: string;
+}
+
+export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+
+export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOptions = {}): NodeMiddleware {
+  const { path } = options;
+  return (req, res, next) => {
+    if (path !== undefined && pathOf(req.url) !== path) {
+      if (next) return next();
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Not found.');
+      return;
+    }
+    webhooks
+      .handle({ method: req.method ?? 'GET', headers: req.headers, body: nodeBodyReader(req) })
+      .then((response) => sendNodeResponse(res, response));
+  };
+}
