@@ -60,7 +60,7 @@ export class Dispatcher {
   }
 
   /** Runs every handler for the event; settles when all have. Never rejects. */
-  dispatch(event: ParsedWebhook, known: boolean, rawBody?: string): Promise<void> {
+  dispatch(event: ParsedWebhook, known: boolean, rawBody?: string, timeoutMs = this.#options.handlerTimeoutMs): Promise<void> {
     const listeners = [
       ...(this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[]),
       ...(this.#emitter.listeners(ANY) as Listener[]),
@@ -73,7 +73,7 @@ export class Dispatcher {
     }
     const pending: Promise<void>[] = [];
     for (const listener of listeners) {
-      const running = this.#run(listener, event, rawBody);
+      const running = this.#run(listener, event, rawBody, timeoutMs);
       if (running) pending.push(running);
     }
     return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
@@ -101,7 +101,7 @@ export class Dispatcher {
     return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
   }
 
-  #run(listener: Listener, event: ParsedWebhook, rawBody: string | undefined): Promise<void> | undefined {
+  #run(listener: Listener, event: ParsedWebhook, rawBody: string | undefined, timeoutMs: number): Promise<void> | undefined {
     const failure = (cause: unknown) =>
       this.report(
         new WebhookError('handler_failed', `A handler for "${event.trigger}" failed: ${describe(cause)}`, {
@@ -117,21 +117,20 @@ export class Dispatcher {
       return failure(cause);
     }
     if (!isThenable(result)) return undefined;
-    const { handlerTimeoutMs } = this.#options;
     return new Promise<void>((resolve) => {
       let settled = false;
       const timer =
-        handlerTimeoutMs > 0 && handlerTimeoutMs !== Infinity
+        timeoutMs > 0 && timeoutMs !== Infinity
           ? setTimeout(() => {
               settled = true;
               this.report(
                 new WebhookError(
                   'handler_timeout',
-                  `A handler for "${event.trigger}" did not finish within ${handlerTimeoutMs} ms.`,
+                  `A handler for "${event.trigger}" did not finish within ${timeoutMs} ms.`,
                   { event, rawBody },
                 ),
               ).then(resolve);
-            }, handlerTimeoutMs)
+            }, timeoutMs)
           : undefined;
       // The timer must not keep a process alive that is otherwise done.
       (timer as { unref?: () => void } | undefined)?.unref?.();

@@ -13,6 +13,7 @@ export type WebhookErrorCode =
   | 'handler_failed'
   | 'handler_timeout'
   | 'inbox_failed'
+  | 'enqueue_failed'
   | 'shutting_down'
   | 'shutdown_abandoned'
   | 'invalid_options';
@@ -30,6 +31,7 @@ const statusOf: Record<WebhookErrorCode, number> = {
   handler_failed: 500,
   handler_timeout: 500,
   inbox_failed: 503,
+  enqueue_failed: 503,
   shutting_down: 503,
   shutdown_abandoned: 500,
   invalid_options: 500,

@@ -1,5 +1,5 @@
 export { createWebhooks } from './webhooks.js';
-export type { CloseOptions, CloseResult, InboxEntry, Webhooks, WebhooksOptions, WebhookInbox } from './webhooks.js';
+export type { CloseOptions, CloseResult, HandleOptions, InboxEntry, Webhooks, WebhooksOptions, WebhookInbox } from './webhooks.js';
 export { parseWebhook, safeParseWebhook } from './parse.js';
 export type { SafeParseResult, WebhookBody } from './parse.js';
 export { triggers, isKnownTrigger, registry } from './registry.js';

@@ -56,6 +56,17 @@ export interface WebhooksOptions {
   logger?: WebhookLogger;
 }
 
+/** Per-request choices an adapter makes for its runtime. */
+export interface HandleOptions {
+  /**
+   * Hand each accepted event to this function (a queue send, say) instead of running the handlers here;
+   * the 200 is sent once it resolved, and a rejection is answered 503 so the platform retries.
+   */
+  enqueue?: (event: ParsedWebhook) => Promise<unknown>;
+  /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
+  handlerTimeoutMs?: number;
+}
+
 export interface CloseOptions {
   /** How long to wait for handlers already running. Default 10 000 ms. */
   timeoutMs?: number;
@@ -83,7 +94,7 @@ export interface Webhooks {
   /** Dispatches an already-parsed event (from a queue, say); settles when its handlers have. */
   receive(event: ParsedWebhook): Promise<void>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
-  handle(request: WebhookRequest): Promise<WebhookResponse>;
+  handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /** Stops taking requests (503) and waits for running handlers up to a deadline. */
   close(options?: CloseOptions): Promise<CloseResult>;
   /** The body size limit adapters enforce while reading. */
@@ -94,6 +105,7 @@ const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const RESOLVED = Promise.resolve();
 const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
 const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
+const RETRY_LATER = { 'retry-after': '5' };
 
 // Handlers start after the adapter has sent the response.
 const defer: (run: () => void) => void =
@@ -155,20 +167,28 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   }
 
   /** Acknowledges an event and runs its handlers (and onError for an accepted invalid payload) afterwards. */
-  function accept(event: ParsedWebhook, known: boolean, rawBody: string | Uint8Array, error?: WebhookError) {
+  function accept(
+    event: ParsedWebhook,
+    known: boolean,
+    rawBody: string | Uint8Array,
+    error: WebhookError | undefined,
+    timeoutMs: number | undefined,
+  ) {
     const text = typeof rawBody === 'string' ? rawBody : undefined;
     const done = track(
       new Promise<void>((resolve) =>
-        defer(() => (error ? dispatcher.report(error) : dispatcher.dispatch(event, known, text)).then(resolve)),
+        defer(() =>
+          (error ? dispatcher.report(error) : dispatcher.dispatch(event, known, text, timeoutMs)).then(resolve),
+        ),
       ),
       event,
     );
     return reply(200, 'OK', undefined, done);
   }
 
-  async function handle(request: WebhookRequest): Promise<WebhookResponse> {
+  async function handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
     if (closing) {
-      return reply(503, 'The receiver is shutting down; retry later.', { 'retry-after': '5', connection: 'close' });
+      return reply(503, 'The receiver is shutting down; retry later.', { ...RETRY_LATER, connection: 'close' });
     }
     if (request.method.toUpperCase() !== 'POST') {
       return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
@@ -199,7 +219,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
 
     const delivery = inspectDelivery(body ?? '');
     const { event, known, rawBody } = delivery;
-    let { error } = delivery;
+    const { error } = delivery;
     if (!event) return refuse(error as WebhookError);
     if (error && rejectInvalid) return refuse(error);
 
@@ -208,17 +228,20 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
       return reply(200, 'OK');
     }
-    if (inbox) {
-      try {
-        await inbox.put({ key, event, rawBody, receivedAt: Date.now() });
-      } catch (cause) {
-        dedupe?.delete(key);
-        return refuse(new WebhookError('inbox_failed', 'The event could not be stored; retry later.', { cause, event, rawBody }), {
-          'retry-after': '5',
-        });
-      }
+    // An invalid payload is never queued: it goes to onError here.
+    const enqueue = error ? undefined : options.enqueue;
+    try {
+      if (enqueue) await enqueue(event);
+      else if (inbox) await inbox.put({ key, event, rawBody, receivedAt: Date.now() });
+    } catch (cause) {
+      dedupe?.delete(key);
+      const [code, message] = enqueue
+        ? (['enqueue_failed', 'The event could not be queued; retry later.'] as const)
+        : (['inbox_failed', 'The event could not be stored; retry later.'] as const);
+      return refuse(new WebhookError(code, message, { cause, event, rawBody }), RETRY_LATER);
     }
-    const response = accept(event, known, rawBody, error);
+    if (enqueue) return reply(200, 'OK');
+    const response = accept(event, known, rawBody, error, options.handlerTimeoutMs);
     if (inbox?.ack) response.done.then(() => inbox.ack?.(key)).catch(() => undefined);
     return response;
 
@@ -266,8 +289,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       const known = isKnownTrigger(event);
       return track(dispatcher.dispatch(event, known), event);
     },
-    handle: (request) =>
-      handle(request).catch((cause: unknown) => {
+    handle: (request, options) =>
+      handle(request, options).catch((cause: unknown) => {
         // Anything unforeseen is still answered, never with a stack trace.
         logger.error?.({ reason: String(cause) }, 'Unexpected failure while handling a webhook request.');
         return reply(500, 'Internal error.');
