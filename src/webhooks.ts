@@ -215,7 +215,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     } catch (cause) {
       return refuse(new WebhookError('invalid_json', 'The request body could not be read.', { cause }));
     }
-    if (byteLength(body) > maxBodyBytes) return tooLarge();
+    if (exceeds(body, maxBodyBytes)) return tooLarge();
 
     const delivery = inspectDelivery(body ?? '');
     const { event, known, rawBody } = delivery;
@@ -318,13 +318,14 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   return webhooks;
 }
 
-function byteLength(body: WebhookBody | null | undefined): number {
+/** Whether a body is longer than the limit in UTF-8 bytes. A pre-parsed body's size is unknown: it passes. */
+function exceeds(body: WebhookBody | null | undefined, limit: number): boolean {
   if (typeof body === 'string') {
     // A string of n UTF-16 units is at most 3n UTF-8 bytes: count exactly only when it could matter.
-    return body.length * 3 <= DEFAULT_MAX_BODY_BYTES ? body.length : Buffer.byteLength(body);
+    return body.length * 3 > limit && Buffer.byteLength(body) > limit;
   }
-  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength;
-  return 0;
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength > limit;
+  return false;
 }
 
 export type { WebhookErrorCode };

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { createBasicAuthVerifier, createWebhooks, verifyBasicAuth } from '../src/index.js';
+import { basicAuthHeader } from '../src/testing.js';
+
+const credentials = { username: 'platform', password: 's3cret' };
+const header = (text: string, scheme = 'Basic') => `${scheme} ${Buffer.from(text, 'utf8').toString('base64')}`;
+
+describe('verifyBasicAuth', () => {
+  it('accepts the right credentials', () => {
+    expect(verifyBasicAuth(header('platform:s3cret'), credentials)).toBe(true);
+  });
+
+  it('refuses a wrong password, a wrong user, and each half swapped', () => {
+    expect(verifyBasicAuth(header('platform:s3creT'), credentials)).toBe(false);
+    expect(verifyBasicAuth(header('platforms:s3cret'), credentials)).toBe(false);
+    expect(verifyBasicAuth(header('s3cret:platform'), credentials)).toBe(false);
+    expect(verifyBasicAuth(header('platform:'), credentials)).toBe(false);
+    expect(verifyBasicAuth(header(':s3cret'), credentials)).toBe(false);
+  });
+
+  it('refuses a missing, empty or malformed header', () => {
+    for (const value of [undefined, null, '', 'Basic', 'Basic ', 'Basic !!!notbase64', header('no-colon-here'), 'platform:s3cret']) {
+      expect(verifyBasicAuth(value, credentials)).toBe(false);
+    }
+  });
+
+  it('refuses other schemes and takes the Basic scheme in any case', () => {
+    expect(verifyBasicAuth(header('platform:s3cret', 'Bearer'), credentials)).toBe(false);
+    expect(verifyBasicAuth(header('platform:s3cret', 'Digest'), credentials)).toBe(false);
+    expect(verifyBasicAuth(header('platform:s3cret', 'basic'), credentials)).toBe(true);
+    expect(verifyBasicAuth(header('platform:s3cret', 'BASIC'), credentials)).toBe(true);
+  });
+
+  it('splits at the first colon, so a password may contain colons', () => {
+    const withColons = { username: 'platform', password: 'a:b::c:' };
+    expect(verifyBasicAuth(header('platform:a:b::c:'), withColons)).toBe(true);
+    expect(verifyBasicAuth(header('platform:a:b::c'), withColons)).toBe(false);
+  });
+
+  it('decodes credentials as UTF-8', () => {
+    const unicode = { username: 'Zoë', password: 'пароль🔑' };
+    expect(verifyBasicAuth(header('Zoë:пароль🔑'), unicode)).toBe(true);
+    expect(verifyBasicAuth(basicAuthHeader('Zoë', 'пароль🔑'), unicode)).toBe(true);
+    // The same characters in Latin-1 bytes are a different credential.
+    expect(verifyBasicAuth(`Basic ${Buffer.from('Zoë:пароль🔑', 'latin1').toString('base64')}`, unicode)).toBe(false);
+  });
+
+  it('accepts any credential of a rotation list and refuses the rest', () => {
+    const rotation = [credentials, { username: 'platform', password: 'next-secret' }];
+    expect(verifyBasicAuth(header('platform:s3cret'), rotation)).toBe(true);
+    expect(verifyBasicAuth(header('platform:next-secret'), rotation)).toBe(true);
+    expect(verifyBasicAuth(header('platform:old-secret'), rotation)).toBe(false);
+  });
+
+  it('refuses an enormous header without decoding it', () => {
+    expect(verifyBasicAuth(`Basic ${'A'.repeat(100_000)}`, credentials)).toBe(false);
+  });
+
+  it('rejects unusable credential configurations with a clear message', () => {
+    expect(() => createBasicAuthVerifier([])).toThrow(/no credentials/);
+    expect(() => createBasicAuthVerifier({ username: '', password: 'x' })).toThrow(/empty username or password/);
+    expect(() => createBasicAuthVerifier({ username: 'a:b', password: 'x' })).toThrow(/must not contain ':'/);
+    expect(() => createBasicAuthVerifier({ username: 'a' } as never)).toThrow(/username: string, password: string/);
+  });
+});
+
+describe('createWebhooks auth option', () => {
+  it('refuses to start without `auth`, naming the fix', () => {
+    expect(() => createWebhooks({} as never)).toThrowError(expect.objectContaining({ code: 'invalid_options' }));
+    expect(() => createWebhooks({} as never)).toThrow(/auth: false/);
+  });
+
+  it('accepts unauthenticated requests only with an explicit auth: false', async () => {
+    const webhooks = createWebhooks({ auth: false });
+    const response = await webhooks.handle({ method: 'POST', headers: {}, body: '{"trigger":"x","data":{}}' });
+    expect(response.status).toBe(200);
+  });
+});

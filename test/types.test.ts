@@ -1,0 +1,97 @@
+/**
+ * Type tests: `expectTypeOf` runs here, and every `@ts-expect-error` line is checked by `npm run typecheck`
+ * (tsc fails if the line it marks stops being an error).
+ */
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  createWebhooks,
+  isKnownTrigger,
+  parseWebhook,
+  type EventOf,
+  type Message,
+  type ParsedWebhook,
+  type Trigger,
+  type UnknownWebhookEvent,
+  type User,
+  type WebhookError,
+  type WebhookEvent,
+} from '../src/index.js';
+import { createTestEvent } from '../src/testing.js';
+
+const webhooks = createWebhooks({ auth: false, logger: {} });
+
+describe('typed handler API', () => {
+  it('narrows the event by trigger', () => {
+    webhooks.on('message_sent', (event) => {
+      expectTypeOf(event.trigger).toEqualTypeOf<'message_sent'>();
+      expectTypeOf(event.data.message.id).toEqualTypeOf<string>();
+      expectTypeOf(event.data.message.data.text).toEqualTypeOf<string | undefined>();
+      expectTypeOf(event.data.message.sentAt).toEqualTypeOf<number | undefined>();
+      // @ts-expect-error a typo in a field name is caught
+      void event.data.mesage;
+    });
+    webhooks.on('group_member_added', (event) => {
+      expectTypeOf(event.data.members).toEqualTypeOf<Record<string, User>>();
+      expectTypeOf(event.data.by.uid).toEqualTypeOf<string>();
+    });
+    webhooks.on('call_participant_joined', (event) => {
+      // Call payloads keep strings ("true"), tolerating real booleans.
+      expectTypeOf(event.data.occupant.audio_call).toEqualTypeOf<string | boolean | undefined>();
+      expectTypeOf(event.type).toEqualTypeOf<'call' | (string & {}) | undefined>();
+    });
+  });
+
+  it('gives the union of events for a list of triggers', () => {
+    webhooks.on(['message_reaction_added', 'message_reaction_removed'], (event) => {
+      expectTypeOf(event.trigger).toEqualTypeOf<'message_reaction_added' | 'message_reaction_removed'>();
+      expectTypeOf(event.data.reaction.messageId).toEqualTypeOf<string>();
+    });
+  });
+
+  it('refuses trigger names it does not know', () => {
+    // Never called: on() also refuses unknown names at run time.
+    const typeOnly = () => {
+      // @ts-expect-error an unknown trigger name is a type error
+      webhooks.on('message_sentt', () => {});
+      // @ts-expect-error also inside a list
+      webhooks.on(['message_sent', 'poll_voted'], () => {});
+    };
+    void typeOnly;
+    expectTypeOf<'message_sent'>().toExtend<Trigger>();
+    expectTypeOf<'poll_voted'>().not.toExtend<Trigger>();
+  });
+
+  it('types onUnknown, onAny and onError', () => {
+    webhooks.onUnknown((event) => expectTypeOf(event).toEqualTypeOf<UnknownWebhookEvent>());
+    webhooks.onAny((event) => expectTypeOf(event).toEqualTypeOf<ParsedWebhook>());
+    webhooks.onError((error) => expectTypeOf(error).toEqualTypeOf<WebhookError>());
+  });
+
+  it('discriminates WebhookEvent by trigger', () => {
+    const handle = (event: WebhookEvent) => {
+      if (event.trigger === 'message_edited') {
+        expectTypeOf(event.data.message.id).toEqualTypeOf<string>();
+      }
+      if (event.trigger === 'recording_generated') {
+        expectTypeOf(event.data.recording_url).toEqualTypeOf<string>();
+        // @ts-expect-error recording_generated carries no envelope `type`
+        void event.type;
+      }
+    };
+    void handle;
+  });
+
+  it('narrows a parsed webhook with isKnownTrigger', () => {
+    const parsed = parseWebhook('{"trigger":"poll_voted","data":{}}');
+    if (isKnownTrigger(parsed)) expectTypeOf(parsed).toEqualTypeOf<WebhookEvent>();
+    expectTypeOf<EventOf<'message_sent'>['data']['message']>().toEqualTypeOf<Message>();
+  });
+
+  it('types createTestEvent by trigger and its overrides', () => {
+    expectTypeOf(createTestEvent('user_blocked')).toEqualTypeOf<EventOf<'user_blocked'>>();
+    const typeOnly = () =>
+      // @ts-expect-error overrides follow the event's shape
+      createTestEvent('message_sent', { data: { message: { id: 5 } } });
+    void typeOnly;
+  });
+});

@@ -1,0 +1,376 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { createWebhooks, triggers, type ParsedWebhook, type WebhookError, type WebhooksOptions } from '../src/index.js';
+import { basicAuthHeader, buildRequest, createTestEvent } from '../src/testing.js';
+
+const auth = { username: 'platform', password: 's3cret' };
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), 'utf8');
+const request = (body: string, headers: Record<string, string> = {}) =>
+  buildRequest(body, { auth, headers });
+
+function receiver(options: Partial<WebhooksOptions> = {}) {
+  const webhooks = createWebhooks({ auth, logger: {}, ...options });
+  const errors: WebhookError[] = [];
+  webhooks.onError((error) => void errors.push(error));
+  return { webhooks, errors };
+}
+
+describe('handle: the status table', () => {
+  it('405 with Allow: POST for other methods', async () => {
+    const { webhooks } = receiver();
+    const response = await webhooks.handle({ method: 'PUT', headers: {}, body: fixture('message_sent') });
+    expect(response).toMatchObject({ status: 405, headers: { allow: 'POST' } });
+  });
+
+  it('413 from Content-Length before reading the body, and from the body itself', async () => {
+    const { webhooks, errors } = receiver({ maxBodyBytes: 100 });
+    const reader = vi.fn(async () => 'never read');
+    const announced = await webhooks.handle({ method: 'POST', headers: { 'content-length': '1000000000' }, body: reader });
+    expect(announced.status).toBe(413);
+    expect(announced.headers.connection).toBe('close');
+    expect(reader).not.toHaveBeenCalled();
+    const actual = await webhooks.handle(request('x'.repeat(101)));
+    expect(actual.status).toBe(413);
+    await actual.done;
+    expect(errors.map((error) => error.code)).toEqual(['payload_too_large', 'payload_too_large']);
+  });
+
+  it('counts the limit in UTF-8 bytes, not characters', async () => {
+    const { webhooks } = receiver({ maxBodyBytes: 100 });
+    const body = `{"trigger":"x","data":{"t":"${'é'.repeat(40)}"}}`;
+    expect(body.length).toBeLessThan(100);
+    expect((await webhooks.handle({ method: 'POST', headers: { authorization: basicAuthHeader('platform', 's3cret') }, body })).status).toBe(413);
+  });
+
+  it('415 for a non-JSON content type; JSON in any letter case and +json pass', async () => {
+    const { webhooks } = receiver();
+    expect((await webhooks.handle(request(fixture('message_sent'), { 'content-type': 'text/plain' }))).status).toBe(415);
+    for (const type of ['Application/JSON; charset=utf-8', 'application/vnd.chat+json']) {
+      expect((await webhooks.handle(request(fixture('message_sent'), { 'content-type': type }))).status).toBe(200);
+    }
+    const noType = request(fixture('message_sent'));
+    delete (noType.headers as Record<string, string>)['content-type'];
+    expect((await webhooks.handle(noType)).status).toBe(200);
+  });
+
+  it('401 with WWW-Authenticate before reading the body, and onError(unauthorized)', async () => {
+    const { webhooks, errors } = receiver();
+    const reader = vi.fn(async () => fixture('message_sent'));
+    const response = await webhooks.handle({ method: 'POST', headers: { authorization: basicAuthHeader('platform', 'nope') }, body: reader });
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Basic realm="webhooks"');
+    expect(reader).not.toHaveBeenCalled();
+    await response.done;
+    expect(errors[0]?.code).toBe('unauthorized');
+    expect(errors[0]?.rawBody).toBeUndefined();
+  });
+
+  it('401 for a repeated Authorization header even if one copy is right', async () => {
+    const { webhooks } = receiver();
+    const good = basicAuthHeader('platform', 's3cret');
+    const response = await webhooks.handle({ method: 'POST', headers: { authorization: [good, good] }, body: fixture('message_sent') });
+    expect(response.status).toBe(401);
+  });
+
+  it('reads headers from a fetch Headers object and from mixed-case names', async () => {
+    const { webhooks } = receiver();
+    const headers = new Headers({ Authorization: basicAuthHeader('platform', 's3cret'), 'Content-Type': 'application/json' });
+    expect((await webhooks.handle({ method: 'POST', headers, body: fixture('message_sent') })).status).toBe(200);
+    const mixed = { Authorization: basicAuthHeader('platform', 's3cret'), 'Content-Type': 'text/html' };
+    expect((await webhooks.handle({ method: 'POST', headers: mixed, body: fixture('message_sent') })).status).toBe(415);
+  });
+
+  it('400 for invalid JSON and for a non-envelope, with the raw body in onError', async () => {
+    const { webhooks, errors } = receiver();
+    const first = await webhooks.handle(request('{"trigger":'));
+    const second = await webhooks.handle(request('[1,2]'));
+    expect([first.status, second.status]).toEqual([400, 400]);
+    await Promise.all([first.done, second.done]);
+    expect(errors.map((error) => [error.code, error.rawBody])).toEqual([
+      ['invalid_json', '{"trigger":'],
+      ['invalid_envelope', '[1,2]'],
+    ]);
+    expect(first.body).not.toMatch(/at .*\.ts/);
+  });
+
+  it("invalid payload: 200 by default, 400 with invalidPayload: 'reject', onError either way and no handler", async () => {
+    for (const [mode, status] of [['accept', 200], ['reject', 400]] as const) {
+      const { webhooks, errors } = receiver({ invalidPayload: mode });
+      const handler = vi.fn();
+      webhooks.on('message_sent', handler).onAny(handler);
+      const body = '{"trigger":"message_sent","data":{"message":{"id":"1"}}}';
+      const response = await webhooks.handle(request(body));
+      expect(response.status).toBe(status);
+      await response.done;
+      expect(handler).not.toHaveBeenCalled();
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toMatchObject({ code: 'invalid_payload', rawBody: body });
+      expect(errors[0]?.issues?.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('200 for an unknown trigger, handed to onUnknown and onAny', async () => {
+    const { webhooks } = receiver();
+    const unknown = vi.fn();
+    const any = vi.fn();
+    const typed = vi.fn();
+    webhooks.onUnknown(unknown).onAny(any).on('message_sent', typed);
+    const response = await webhooks.handle(request('{"trigger":"poll_voted","data":{"id":"1"}}'));
+    expect(response.status).toBe(200);
+    await response.done;
+    expect(unknown).toHaveBeenCalledWith(expect.objectContaining({ trigger: 'poll_voted' }));
+    expect(any).toHaveBeenCalledTimes(1);
+    expect(typed).not.toHaveBeenCalled();
+  });
+
+  it('200 OK before the handlers run', async () => {
+    const { webhooks } = receiver();
+    const order: string[] = [];
+    webhooks.on('message_sent', () => void order.push('handler'));
+    const response = await webhooks.handle(request(fixture('message_sent')));
+    order.push('response');
+    expect(response).toMatchObject({ status: 200, body: 'OK' });
+    await response.done;
+    expect(order).toEqual(['response', 'handler']);
+  });
+
+  it('503 with Retry-After when the inbox write fails, and the retry is taken', async () => {
+    let fail = true;
+    const put = vi.fn(async () => {
+      if (fail) throw new Error('disk full');
+    });
+    const { webhooks, errors } = receiver({ inbox: { put } });
+    const handler = vi.fn();
+    webhooks.on('message_sent', handler);
+    const failed = await webhooks.handle(request(fixture('message_sent')));
+    expect(failed.status).toBe(503);
+    expect(failed.headers['retry-after']).toBeDefined();
+    await failed.done;
+    expect(errors[0]?.code).toBe('inbox_failed');
+    fail = false;
+    const retried = await webhooks.handle(request(fixture('message_sent')));
+    expect(retried.status).toBe(200);
+    await retried.done;
+    expect(handler).toHaveBeenCalledTimes(1);
+    expect(put).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('dispatch', () => {
+  it.each(triggers)('dispatches fixtures/%s.json to its typed handler', async (trigger) => {
+    const { webhooks, errors } = receiver();
+    const received: ParsedWebhook[] = [];
+    webhooks.on(trigger, (event) => void received.push(event));
+    const response = await webhooks.handle(request(fixture(trigger)));
+    expect(response.status).toBe(200);
+    await response.done;
+    expect(errors).toEqual([]);
+    expect(received.map((event) => event.trigger)).toEqual([trigger]);
+  });
+
+  it('registers one handler for several triggers', async () => {
+    const { webhooks } = receiver();
+    const seen: string[] = [];
+    webhooks.on(['group_member_joined', 'group_member_left'], (event) => void seen.push(event.data.group.guid));
+    await (await webhooks.handle(request(fixture('group_member_joined')))).done;
+    await (await webhooks.handle(request(fixture('group_member_left')))).done;
+    await (await webhooks.handle(request(fixture('message_sent')))).done;
+    expect(seen).toHaveLength(2);
+  });
+
+  it('isolates handlers: a throwing and a rejecting one do not stop the others; both reach onError with event and raw body', async () => {
+    const { webhooks, errors } = receiver();
+    const survivor = vi.fn();
+    webhooks
+      .on('message_sent', () => {
+        throw new Error('sync boom');
+      })
+      .on('message_sent', async () => {
+        throw new Error('async boom');
+      })
+      .on('message_sent', survivor);
+    const body = fixture('message_sent');
+    await (await webhooks.handle(request(body))).done;
+    expect(survivor).toHaveBeenCalledTimes(1);
+    expect(errors.map((error) => error.code)).toEqual(['handler_failed', 'handler_failed']);
+    expect(errors.map((error) => error.message)).toEqual([
+      expect.stringContaining('sync boom'),
+      expect.stringContaining('async boom'),
+    ]);
+    for (const error of errors) {
+      expect(error.rawBody).toBe(body);
+      expect((error.event as ParsedWebhook).trigger).toBe('message_sent');
+    }
+  });
+
+  it('waits for async handlers in done, and reports one that overruns handlerTimeoutMs', async () => {
+    const { webhooks, errors } = receiver({ handlerTimeoutMs: 30 });
+    let finished = false;
+    webhooks.on('message_sent', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      finished = true;
+    });
+    webhooks.on('message_sent', () => new Promise(() => {}));
+    const response = await webhooks.handle(request(fixture('message_sent')));
+    await response.done;
+    expect(finished).toBe(true);
+    expect(errors.map((error) => error.code)).toEqual(['handler_timeout']);
+  });
+
+  it('survives an onError handler that throws or rejects, and still calls the others', async () => {
+    const logged: unknown[] = [];
+    const webhooks = createWebhooks({ auth, logger: { error: (fields) => void logged.push(fields) } });
+    const second = vi.fn();
+    webhooks
+      .onError(() => {
+        throw new Error('bad onError');
+      })
+      .onError(async () => {
+        throw new Error('bad async onError');
+      })
+      .onError(second);
+    webhooks.on('message_sent', () => {
+      throw new Error('handler');
+    });
+    await (await webhooks.handle(request(fixture('message_sent')))).done;
+    expect(second).toHaveBeenCalledTimes(1);
+    expect(logged).toHaveLength(2);
+    expect((await webhooks.handle(request(fixture('message_read_receipt')))).status).toBe(200);
+  });
+
+  it('logs failures when no onError is registered, without message bodies or credentials', async () => {
+    const lines: string[] = [];
+    const log = (fields: object, message?: string) => void lines.push(JSON.stringify(fields) + (message ?? ''));
+    const webhooks = createWebhooks({ auth, logger: { error: log, warn: log, debug: log, info: log } });
+    webhooks.on('message_sent', () => {
+      throw new Error('x');
+    });
+    await (await webhooks.handle(request(fixture('message_sent')))).done;
+    await (await webhooks.handle(buildRequest(fixture('message_sent'), { auth: { ...auth, password: 'wrong' } }))).done;
+    expect(lines.join('\n')).toContain('handler');
+    expect(lines.join('\n')).not.toContain('Suit is ready');
+    expect(lines.join('\n')).not.toContain('wrong');
+    expect(lines.join('\n')).not.toContain('s3cret');
+  });
+
+  it('off removes a handler from one trigger or from everywhere', async () => {
+    const { webhooks } = receiver();
+    const handler = vi.fn();
+    webhooks.on('message_sent', handler).onAny(handler);
+    webhooks.off('message_sent', handler);
+    await (await webhooks.handle(request(fixture('message_sent')))).done;
+    expect(handler).toHaveBeenCalledTimes(1);
+    webhooks.off(handler);
+    await (await webhooks.handle(request(fixture('message_read_receipt')))).done;
+    expect(handler).toHaveBeenCalledTimes(1);
+  });
+
+  it('on() refuses a trigger it does not know at run time too', () => {
+    const { webhooks } = receiver();
+    expect(() => webhooks.on('poll_voted' as never, () => {})).toThrow(/onUnknown/);
+  });
+
+  it('receive() dispatches an already-parsed event and settles after its handlers', async () => {
+    const { webhooks } = receiver();
+    const seen: string[] = [];
+    webhooks.on('message_sent', async (event) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.push(event.data.message.id);
+    });
+    await webhooks.receive(createTestEvent('message_sent', { data: { message: { id: '77' } } }));
+    expect(seen).toEqual(['77']);
+  });
+});
+
+describe('duplicates', () => {
+  it('answers a repeated delivery 200 without running the handlers again', async () => {
+    const { webhooks } = receiver();
+    const handler = vi.fn();
+    webhooks.on('message_sent', handler);
+    for (let i = 0; i < 3; i++) expect((await webhooks.handle(request(fixture('message_sent')))).status).toBe(200);
+    const other = createTestEvent('message_sent', { data: { message: { id: '1422' } } });
+    await (await webhooks.handle(request(JSON.stringify(other)))).done;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(handler).toHaveBeenCalledTimes(2);
+  });
+
+  it('forgets a delivery after the window, and can be turned off', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const { webhooks } = receiver({ dedupe: { windowMs: 1000 } });
+      const handler = vi.fn();
+      webhooks.on('message_sent', handler);
+      await (await webhooks.handle(request(fixture('message_sent')))).done;
+      vi.setSystemTime(Date.now() + 1001);
+      await (await webhooks.handle(request(fixture('message_sent')))).done;
+      expect(handler).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
+    const { webhooks } = receiver({ dedupe: false });
+    const handler = vi.fn();
+    webhooks.on('message_sent', handler);
+    await (await webhooks.handle(request(fixture('message_sent')))).done;
+    await (await webhooks.handle(request(fixture('message_sent')))).done;
+    expect(handler).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('enqueue (serverless hand-off)', () => {
+  it('hands accepted events to enqueue instead of the handlers, 503 when it fails', async () => {
+    const { webhooks, errors } = receiver();
+    const handler = vi.fn();
+    webhooks.on('message_sent', handler);
+    const enqueue = vi.fn(async (_event: ParsedWebhook) => {});
+    const ok = await webhooks.handle(request(fixture('message_sent')), { enqueue });
+    expect(ok.status).toBe(200);
+    await ok.done;
+    expect(enqueue).toHaveBeenCalledWith(expect.objectContaining({ trigger: 'message_sent' }));
+    expect(handler).not.toHaveBeenCalled();
+    const failing = await webhooks.handle(request(fixture('message_read_receipt')), {
+      enqueue: async () => {
+        throw new Error('queue down');
+      },
+    });
+    expect(failing.status).toBe(503);
+    await failing.done;
+    expect(errors[0]?.code).toBe('enqueue_failed');
+  });
+});
+
+describe('close', () => {
+  it('stops taking requests with 503 + Retry-After and drains running handlers', async () => {
+    const { webhooks } = receiver();
+    let finished = false;
+    webhooks.on('message_sent', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      finished = true;
+    });
+    await webhooks.handle(request(fixture('message_sent')));
+    const result = await webhooks.close({ timeoutMs: 1000 });
+    expect(finished).toBe(true);
+    expect(result).toEqual({ drained: 1, abandoned: 0 });
+    const after = await webhooks.handle(request(fixture('message_read_receipt')));
+    expect(after.status).toBe(503);
+    expect(after.headers['retry-after']).toBeDefined();
+  });
+
+  it('reports handlers it had to abandon at the deadline', async () => {
+    const { webhooks, errors } = receiver({ handlerTimeoutMs: 0 });
+    webhooks.on('message_sent', () => new Promise(() => {}));
+    await webhooks.handle(request(fixture('message_sent')));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const result = await webhooks.close({ timeoutMs: 20 });
+    expect(result).toEqual({ drained: 0, abandoned: 1 });
+    expect(errors.map((error) => error.code)).toEqual(['shutdown_abandoned']);
+    expect((errors[0]?.event as ParsedWebhook).trigger).toBe('message_sent');
+  });
+});
+
+describe('options', () => {
+  it('rejects nonsensical options with clear messages', () => {
+    expect(() => createWebhooks({ auth, maxBodyBytes: -1 })).toThrow(/maxBodyBytes/);
+    expect(() => createWebhooks({ auth, invalidPayload: 'drop' as never })).toThrow(/invalidPayload/);
+    expect(() => createWebhooks({ auth, handlerTimeoutMs: -5 })).toThrow(/handlerTimeoutMs/);
+  });
+});
