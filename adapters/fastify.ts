@@ -1,0 +1,48 @@
+/**
+ * Fastify adapter (Fastify 5):
+ *
+ *   await app.register(fastifyWebhooks, { webhooks });                      // POST /webhooks
+ *   await app.register(fastifyWebhooks, { webhooks, prefix: '/hooks', path: '/chat' }); // POST /hooks/chat
+ *
+ * The plugin is deliberately not wrapped with fastify-plugin: the route lives in its own encapsulated
+ * context whose only content-type parser hands the receiver a reader over the request stream. Fastify
+ * therefore never parses, buffers or size-checks a delivery, so the receiver answers every row of the
+ * status table itself (405 for other methods, 415 for other content types, 413 at `maxBodyBytes` while
+ * streaming, unauthenticated bodies never read), and the rest of the app keeps its own parsers and limits.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { WebhookError } from '../src/errors.js';
+import type { BodyReader } from '../src/http.js';
+import type { Webhooks } from '../src/webhooks.js';
+import { nodeBodyReader } from './node-io.js';
+
+export interface FastifyWebhooksOptions {
+  /** The receiver from `createWebhooks`. */
+  webhooks: Webhooks;
+  /** The route, relative to the `prefix` given to `register` as for any Fastify route. Default `/webhooks`. */
+  path?: string;
+}
+
+export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, options) => {
+  const { webhooks, path = '/webhooks' } = options ?? {};
+  if (typeof webhooks?.handle !== 'function') {
+    throw new WebhookError(
+      'invalid_options',
+      'fastifyWebhooks needs the receiver: app.register(fastifyWebhooks, { webhooks: createWebhooks({ … }) }).',
+    );
+  }
+
+  // Only this plugin's context loses the parsers; '*' also catches requests without a Content-Type. The
+  // payload may be a stream a preParsing hook substituted for the request: it is read the same way.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (_request, payload, done) => done(null, nodeBodyReader(payload)));
+
+  // Every method, so that the receiver (not Fastify's 404) answers 405 to a GET.
+  fastify.all(path, async (request, reply) => {
+    // Fastify runs no parser for GET, HEAD or an empty body: then there is nothing to read.
+    const body = typeof request.body === 'function' ? (request.body as BodyReader) : undefined;
+    const response = await webhooks.handle({ method: request.method, headers: request.headers, body });
+    reply.code(response.status).headers(response.headers);
+    return response.body;
+  });
+};
