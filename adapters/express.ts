@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyReader } from '../src/http.js';
 import type { WebhookBody } from '../src/parse.js';
 import type { Webhooks } from '../src/webhooks.js';
-import { nodeBodyReader, pathOf, sendNodeResponse } from './node-io.js';
+import { nodeBodyReader, nodeHeaders, pathOf, sendNodeResponse } from './node-io.js';
 
 export interface ExpressMiddlewareOptions {
   /**
@@ -54,7 +54,7 @@ export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddleware
 
   const respond = (req: IncomingMessage, res: ServerResponse, next: ExpressNext, body: WebhookBody | BodyReader) =>
     webhooks
-      .handle({ method: req.method ?? 'GET', headers: req.headers, body })
+        .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body })
       .then((response) => sendNodeResponse(res, response), next);
 
   const handler: ExpressWebhookHandler = async (req, res, next) => {

@@ -14,7 +14,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { WebhookError } from '../src/errors.js';
 import type { BodyReader } from '../src/http.js';
 import type { Webhooks } from '../src/webhooks.js';
-import { nodeBodyReader } from './node-io.js';
+import { nodeBodyReader, nodeHeaders } from './node-io.js';
 
 export interface FastifyWebhooksOptions {
   /** The receiver from `createWebhooks`. */
@@ -41,7 +41,7 @@ export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async
   fastify.all(path, async (request, reply) => {
     // Fastify runs no parser for GET, HEAD or an empty body: then there is nothing to read.
     const body = typeof request.body === 'function' ? (request.body as BodyReader) : undefined;
-    const response = await webhooks.handle({ method: request.method, headers: request.headers, body });
+    const response = await webhooks.handle({ method: request.method, headers: nodeHeaders(request.raw), body });
     reply.code(response.status).headers(response.headers);
     return response.body;
   });

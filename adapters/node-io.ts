@@ -3,7 +3,7 @@
  * adapters (Express's req and res are node's).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyReader, WebhookResponse } from '../src/http.js';
+import type { BodyReader, HeaderSource, WebhookResponse } from '../src/http.js';
 
 /**
  * A reader for the request stream that stops at the size limit: past `maxBytes` it stops listening and
@@ -43,6 +43,14 @@ export function nodeBodyReader(req: IncomingMessage): BodyReader {
       req.on('error', onError);
       req.on('close', onClose);
     });
+}
+
+/**
+ * The request's headers with every copy of a repeated one (`headersDistinct`), so a doubled Authorization is
+ * refused: `req.headers` keeps the first and drops the rest. Injected fake requests may lack it.
+ */
+export function nodeHeaders(req: IncomingMessage): HeaderSource {
+  return req.headersDistinct ?? req.headers;
 }
 
 /** Writes the receiver's response. */

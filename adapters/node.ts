@@ -3,7 +3,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Webhooks } from '../src/webhooks.js';
-import { nodeBodyReader, pathOf, sendNodeResponse } from './node-io.js';
+import { nodeBodyReader, nodeHeaders, pathOf, sendNodeResponse } from './node-io.js';
 
 export interface NodeMiddlewareOptions {
   /** Only requests to this path are webhook deliveries; others go to `next()`, or get 404 without one. */
@@ -22,7 +22,7 @@ export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOption
       return;
     }
     webhooks
-      .handle({ method: req.method ?? 'GET', headers: req.headers, body: nodeBodyReader(req) })
+      .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body: nodeBodyReader(req) })
       .then((response) => sendNodeResponse(res, response));
   };
 }

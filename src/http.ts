@@ -48,10 +48,14 @@ export function readHeader(headers: HeaderSource, name: string): string | undefi
   return typeof value === 'string' ? value : value.join(', ');
 }
 
-/** Whether a header was sent more than once (node:http keeps most repeats as arrays). */
+/**
+ * Whether a header was sent more than once. Seen only where the adapter passes every value, as node's
+ * `req.headersDistinct` does (`req.headers` keeps the first Authorization and drops the rest).
+ */
 export function isRepeatedHeader(headers: HeaderSource, name: string): boolean {
   if (typeof (headers as { get?: unknown }).get === 'function') return false;
-  return Array.isArray((headers as Record<string, unknown>)[name]);
+  const value = (headers as Record<string, unknown>)[name];
+  return Array.isArray(value) && value.length > 1;
 }
 
 /** Whether a Content-Type names JSON: `application/json` or any `+json` type, in any letter case. */
