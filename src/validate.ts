@@ -3,6 +3,7 @@
  * whole event by trigger, so an issue's path points at the exact field (`data.message.id`).
  */
 import { z } from 'zod';
+import { compileValidator, type Validator } from './compile.js';
 import { openSet } from './records.js';
 import { isKnownTrigger, registry, type Trigger } from './registry.js';
 
@@ -26,11 +27,27 @@ function eventSchema(trigger: Trigger) {
   });
 }
 
-const eventSchemas = new Map<string, z.ZodType>();
-function schemaOf(trigger: Trigger): z.ZodType {
-  let schema = eventSchemas.get(trigger);
-  if (!schema) eventSchemas.set(trigger, (schema = eventSchema(trigger)));
-  return schema;
+interface CompiledEvent {
+  schema: z.ZodType;
+  /** Answers exactly as `schema.safeParse(…).success` (test/compile.test.ts), without building zod's output. */
+  valid: Validator;
+}
+
+const compiled = new Map<string, CompiledEvent>();
+function compiledOf(trigger: Trigger): CompiledEvent {
+  let entry = compiled.get(trigger);
+  if (!entry) {
+    const schema = eventSchema(trigger);
+    // A schema feature the compiler does not model is left to zod rather than breaking parsing.
+    entry = { schema, valid: compileValidator(schema, { unsupported: 'zod' }) };
+    compiled.set(trigger, entry);
+  }
+  return entry;
+}
+
+/** The zod schema of a known trigger's whole event (envelope fields included). */
+export function eventSchemaOf(trigger: Trigger): z.ZodType {
+  return compiledOf(trigger).schema;
 }
 
 export type EnvelopeProblem = string | undefined;
@@ -51,7 +68,9 @@ export function envelopeProblem(value: unknown): EnvelopeProblem {
 
 /** Issues of a known trigger's event, or undefined when it is valid. */
 export function eventIssues(event: { trigger: string }): z.core.$ZodIssue[] | undefined {
-  if (!isKnownTrigger(event.trigger)) return undefined;
-  const result = schemaOf(event.trigger).safeParse(event);
+  const entry = compiled.get(event.trigger) ?? (isKnownTrigger(event.trigger) ? compiledOf(event.trigger) : undefined);
+  if (!entry || entry.valid(event)) return undefined;
+  // zod stays the authority: it explains the rejection, and its verdict wins should the two ever disagree.
+  const result = entry.schema.safeParse(event);
   return result.success ? undefined : result.error.issues;
 }
