@@ -14,6 +14,8 @@ export type SafeParseResult =
 export interface Delivery {
   /** The body as text (a pre-parsed body is serialized again). */
   rawBody: string | Uint8Array;
+  /** The body was pre-parsed and could not be serialized again (too deep, say): it has no stable text. */
+  unserializable?: true;
   /** Set when the body is a valid envelope, even if its payload failed validation. */
   event?: ParsedWebhook;
   known: boolean;
@@ -47,8 +49,14 @@ export function inspectDelivery(body: WebhookBody): Delivery {
     }
   } else {
     value = body;
-    rawBody = serialize(body);
+    const text = serialize(body);
+    if (text === undefined) return { ...inspectValue(value, String(value)), unserializable: true };
+    rawBody = text;
   }
+  return inspectValue(value, rawBody);
+}
+
+function inspectValue(value: unknown, rawBody: string | Uint8Array): Delivery {
 
   const problem = envelopeProblem(value);
   if (problem) {
@@ -78,12 +86,12 @@ function invalid(code: 'invalid_json' | 'invalid_envelope', message: string, raw
   return new WebhookError(code, message, { rawBody });
 }
 
-/** Text of a value a body parser produced; never throws. */
-function serialize(value: unknown): string {
+/** Text of a value a body parser produced, or undefined when it has none (a cycle, too deep). */
+function serialize(value: unknown): string | undefined {
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    return undefined;
   }
 }
 

@@ -2,6 +2,7 @@
  * The receiver: `createWebhooks(options)` registers typed handlers and answers normalized requests
  * following the status table of DESIGN.md.
  */
+import { randomUUID } from 'node:crypto';
 import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
 import { DedupeWindow, idempotencyKey, type DedupeOptions } from './dedupe.js';
 import { ANY, Dispatcher, UNKNOWN, type AnyHandler } from './dispatch.js';
@@ -223,7 +224,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     if (!event) return refuse(error as WebhookError);
     if (error && rejectInvalid) return refuse(error);
 
-    const key = dedupe || inbox ? idempotencyKey(event.trigger, typeof rawBody === 'string' ? rawBody : '') : '';
+    // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
+    const key =
+      typeof rawBody === 'string' && !delivery.unserializable
+        ? idempotencyKey(event.trigger, rawBody)
+        : `${event.trigger}:${randomUUID()}`;
     if (dedupe && !dedupe.add(key)) {
       logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
       return reply(200, 'OK');

@@ -294,6 +294,23 @@ describe('duplicates', () => {
     expect(handler).toHaveBeenCalledTimes(2);
   });
 
+  it('never takes two pre-parsed bodies without stable text for repeats of each other', async () => {
+    const { webhooks } = receiver();
+    const seen: unknown[] = [];
+    webhooks.onUnknown((event) => void seen.push(event.data.id));
+    const tooDeep = (id: string) => {
+      let nested: object = {};
+      for (let i = 0; i < 20_000; i++) nested = { nested };
+      return { trigger: 'poll_voted', data: { id, nested } };
+    };
+    for (const id of ['a', 'b']) {
+      const response = await webhooks.handle({ method: 'POST', headers: { authorization: basicAuthHeader('platform', 's3cret') }, body: tooDeep(id) });
+      expect(response.status).toBe(200);
+      await response.done;
+    }
+    expect(seen).toEqual(['a', 'b']);
+  });
+
   it('forgets a delivery after the window, and can be turned off', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
