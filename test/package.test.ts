@@ -1,0 +1,59 @@
+/**
+ * The published entry points: every subpath of the `exports` map resolves in the built package and exposes
+ * the names DESIGN.md promises, with type declarations beside it.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../', import.meta.url);
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+
+const promised: Record<string, string[]> = {
+  'chat-webhooks': ['createWebhooks', 'parseWebhook', 'safeParseWebhook', 'triggers', 'isKnownTrigger', 'WebhookError', 'verifyBasicAuth'],
+  'chat-webhooks/express': ['expressMiddleware'],
+  'chat-webhooks/fastify': ['fastifyWebhooks'],
+  'chat-webhooks/lambda': ['lambdaHandler'],
+  'chat-webhooks/fetch': ['fetchHandler'],
+  'chat-webhooks/node': ['nodeMiddleware'],
+  'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
+};
+
+describe('published package', () => {
+  beforeAll(() => {
+    // CI builds before testing; a local `npm test` on a fresh clone builds here.
+    if (!existsSync(new URL('dist/src/index.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
+  }, 120_000);
+
+  it('maps every subpath of DESIGN.md, each with types', () => {
+    expect(Object.keys(pkg.exports).filter((key) => key !== './package.json').sort()).toEqual(
+      Object.keys(promised).map((name) => name.replace('chat-webhooks', '.')).sort(),
+    );
+    for (const target of Object.values(pkg.exports) as Array<{ types: string; default: string } | string>) {
+      if (typeof target === 'string') continue;
+      expect(existsSync(new URL(target.default, root))).toBe(true);
+      expect(existsSync(new URL(target.types, root))).toBe(true);
+    }
+  });
+
+  it.each(Object.entries(promised))('%s exports its names when imported by package name', (specifier, names) => {
+    // A separate node process resolves the package by name through its exports map, as a user's code does.
+    const script = `const m = await import(${JSON.stringify(specifier)}); console.log(JSON.stringify(Object.keys(m)));`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    expect(JSON.parse(output)).toEqual(expect.arrayContaining(names));
+  });
+
+  it('runs a delivery end to end through the built package', () => {
+    const script = `
+      import { createWebhooks } from 'chat-webhooks';
+      import { buildRequest, createTestEvent } from 'chat-webhooks/testing';
+      const webhooks = createWebhooks({ auth: { username: 'u', password: 'p' } });
+      let text;
+      webhooks.on('message_sent', (event) => { text = event.data.message.data.text; });
+      const response = await webhooks.handle(buildRequest(createTestEvent('message_sent'), { auth: { username: 'u', password: 'p' } }));
+      await response.done;
+      console.log(JSON.stringify([response.status, text]));`;
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    expect(JSON.parse(output)).toEqual([200, JSON.parse(readFileSync(new URL('fixtures/message_sent.json', root), 'utf8')).data.message.data.text]);
+  });
+});
