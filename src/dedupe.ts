@@ -1,7 +1,7 @@
 /**
  * Remembers the idempotency keys of recent deliveries: the service can deliver the same event more than once.
  */
-import { createHash } from 'node:crypto';
+import { digest } from './digest.js';
 
 export interface DedupeOptions {
   /** How long a delivery is remembered, in milliseconds. Default 10 minutes. */
@@ -15,7 +15,7 @@ export interface DedupeOptions {
  * built from chosen fields could merge two different events; identical bytes are the same delivery.
  */
 export function idempotencyKey(trigger: string, rawBody: string): string {
-  return `${trigger}:${createHash('sha1').update(rawBody).digest('base64')}`;
+  return `${trigger}:${digest('sha1', rawBody, 'base64')}`;
 }
 
 export class DedupeWindow {

@@ -52,6 +52,17 @@ describe('verifyBasicAuth', () => {
     expect(verifyBasicAuth(header('platform:old-secret'), rotation)).toBe(false);
   });
 
+  it('one verifier keeps answering right after remembering accepted headers', () => {
+    const verify = createBasicAuthVerifier(credentials);
+    const variants = ['Basic', 'basic', 'BASIC', 'bAsIc'].flatMap((scheme) => [header('platform:s3cret', scheme), `${header('platform:s3cret', scheme)} `, ` ${header('platform:s3cret', scheme)}`]);
+    for (let round = 0; round < 2; round++) {
+      for (const value of variants) expect(verify(value)).toBe(true);
+      expect(verify(header('platform:s3creT'))).toBe(false);
+      expect(verify(header('platform:s3cret').slice(0, -1))).toBe(false);
+      expect(verify(header('platform:s3cret!'))).toBe(false);
+    }
+  });
+
   it('refuses an enormous header without decoding it', () => {
     expect(verifyBasicAuth(`Basic ${'A'.repeat(100_000)}`, credentials)).toBe(false);
   });
