@@ -46,11 +46,18 @@ export function nodeBodyReader(req: IncomingMessage): BodyReader {
 }
 
 /**
- * The request's headers with every copy of a repeated one (`headersDistinct`), so a doubled Authorization is
- * refused: `req.headers` keeps the first and drops the rest. Injected fake requests may lack it.
+ * The request's headers. `req.headers` keeps the first Authorization and drops any other copy, so when the
+ * raw headers hold more than one, every copy is passed (`headersDistinct`) and the receiver refuses them.
+ * Building `headersDistinct` for every request would cost more than this scan.
  */
 export function nodeHeaders(req: IncomingMessage): HeaderSource {
-  return req.headersDistinct ?? req.headers;
+  const raw = req.rawHeaders;
+  let copies = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') copies++;
+  }
+  return copies > 1 && req.headersDistinct ? req.headersDistinct : req.headers;
 }
 
 /** Writes the receiver's response. */

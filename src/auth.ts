@@ -9,10 +9,11 @@
  * credential, nor which half of it, was wrong. The secret key means the digests cannot be precomputed
  * by anyone who sees them.
  *
- * The platform sends the same header with every delivery, so the digest of each whole header value that
- * passed is remembered (a few at most): a later request whose header digest matches one of them, compared
- * the same constant-time way, skips the parsing and the two per-field digests. A header that does not match
- * takes the full path, so the shortcut only ever changes how fast a right answer comes.
+ * The platform sends the same header with every delivery, so each whole header value that passed is
+ * remembered (a few at most) and a later header is first compared with them by `sameText`, which has no
+ * early exit: its time depends on the remembered value's length only, never on the guess nor on where it
+ * differs. A header that matches none takes the full path above, so the shortcut only ever changes how fast
+ * a right answer comes, and costs a wrong guess the same few nanoseconds every time.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import basicAuth from 'basic-auth';
@@ -57,13 +58,12 @@ export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuth
     return { user: keyed(entry.username), pass: keyed(entry.password) };
   });
 
-  const accepted: Buffer[] = [];
+  const accepted: string[] = [];
 
   return (header) => {
     if (typeof header !== 'string' || header.length > MAX_HEADER_LENGTH) return false;
-    const whole = keyed(header);
     let known = 0;
-    for (const seen of accepted) known |= Number(timingSafeEqual(whole, seen));
+    for (const seen of accepted) known |= Number(sameText(header, seen));
     if (known === 1) return true;
 
     const given = basicAuth.parse(header);
@@ -75,9 +75,20 @@ export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuth
       match |= Number(timingSafeEqual(user, pair.user)) & Number(timingSafeEqual(pass, pair.pass));
     }
     if (match !== 1) return false;
-    if (accepted.length < REMEMBERED_HEADERS) accepted.push(whole);
+    if (accepted.length < REMEMBERED_HEADERS) accepted.push(header);
     return true;
   };
+}
+
+/**
+ * Whether `given` equals `secret`, comparing every character of `secret` without an early exit, so the time
+ * taken does not depend on where the two differ nor on the length of `given`.
+ */
+export function sameText(given: string, secret: string): boolean {
+  // A character past the end of `given` reads as NaN, which `^` turns into 0; the length check still fails it.
+  let difference = given.length ^ secret.length;
+  for (let i = 0; i < secret.length; i++) difference |= given.charCodeAt(i) ^ secret.charCodeAt(i);
+  return difference === 0;
 }
 
 /** Headers longer than this are refused before decoding: no real credential is this long. */

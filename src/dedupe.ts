@@ -21,32 +21,53 @@ export function idempotencyKey(trigger: string, rawBody: string): string {
 export class DedupeWindow {
   readonly #windowMs: number;
   readonly #maxKeys: number;
-  /** Key → time first seen. Map order is insertion order, so the oldest entries come first. */
+  /** Key → time first seen, for membership. */
   readonly #seen = new Map<string, number>();
+  /**
+   * The same keys oldest first, as a ring. Finding the oldest in the Map itself would mean iterating it
+   * from the start, past the holes its deletions leave, which grows with the window on every request.
+   */
+  readonly #order: (string | undefined)[];
+  readonly #times: number[];
+  #oldest = 0;
+  #count = 0;
 
   constructor({ windowMs = 10 * 60_000, maxKeys = 10_000 }: DedupeOptions = {}) {
     this.#windowMs = windowMs;
     this.#maxKeys = maxKeys;
+    this.#order = new Array(maxKeys);
+    this.#times = new Array(maxKeys).fill(0);
   }
 
   /** Records the key; returns false when it was already seen within the window. */
   add(key: string, now = Date.now()): boolean {
     this.#forgetExpired(now);
     if (this.#seen.has(key)) return false;
+    if (this.#count === this.#maxKeys) this.#forgetOldest();
+    const slot = (this.#oldest + this.#count) % this.#maxKeys;
+    this.#order[slot] = key;
+    this.#times[slot] = now;
+    this.#count++;
     this.#seen.set(key, now);
-    if (this.#seen.size > this.#maxKeys) this.#seen.delete(this.#seen.keys().next().value as string);
     return true;
   }
 
   /** Forgets a key, so that a retry of a delivery that was not acknowledged is taken again. */
   delete(key: string): void {
+    // Its slot in the ring stays until its turn comes (see #forgetOldest).
     this.#seen.delete(key);
   }
 
+  #forgetOldest(): void {
+    const key = this.#order[this.#oldest] as string;
+    // A key deleted and added again since has a newer slot: only the entry made by this slot is forgotten.
+    if (this.#seen.get(key) === this.#times[this.#oldest]) this.#seen.delete(key);
+    this.#order[this.#oldest] = undefined;
+    this.#oldest = (this.#oldest + 1) % this.#maxKeys;
+    this.#count--;
+  }
+
   #forgetExpired(now: number): void {
-    for (const [key, seenAt] of this.#seen) {
-      if (now - seenAt < this.#windowMs) return;
-      this.#seen.delete(key);
-    }
+    while (this.#count > 0 && now - (this.#times[this.#oldest] as number) >= this.#windowMs) this.#forgetOldest();
   }
 }

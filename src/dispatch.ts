@@ -22,6 +22,8 @@ export interface DispatcherOptions {
 
 type Listener = AnyHandler;
 
+const SETTLED = Promise.resolve();
+
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
@@ -61,10 +63,8 @@ export class Dispatcher {
 
   /** Runs every handler for the event; settles when all have. Never rejects. */
   dispatch(event: ParsedWebhook, known: boolean, rawBody?: string, timeoutMs = this.#options.handlerTimeoutMs): Promise<void> {
-    const listeners = [
-      ...(this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[]),
-      ...(this.#emitter.listeners(ANY) as Listener[]),
-    ];
+    const own = this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[];
+    const listeners = this.#emitter.listenerCount(ANY) === 0 ? own : own.concat(this.#emitter.listeners(ANY) as Listener[]);
     if (!known && listeners.length === 0) {
       this.#options.logger.warn?.(
         { trigger: event.trigger },
@@ -76,7 +76,7 @@ export class Dispatcher {
       const running = this.#run(listener, event, rawBody, timeoutMs);
       if (running) pending.push(running);
     }
-    return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
+    return pending.length === 0 ? SETTLED : Promise.all(pending).then(() => undefined);
   }
 
   /** Hands an error to every error handler (or the logger when there is none). Never rejects. */

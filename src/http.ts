@@ -23,7 +23,8 @@ export interface WebhookRequest {
 
 export interface WebhookResponse {
   status: number;
-  headers: Record<string, string>;
+  /** Lower-case names. Shared between responses: copy before changing. */
+  headers: Readonly<Record<string, string>>;
   body: string;
   /** Settles once every handler (and onError) for this request has finished. Never rejects. */
   done: Promise<void>;

@@ -108,9 +108,22 @@ const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
 const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
 const RETRY_LATER = { 'retry-after': '5' };
 
-// Handlers start after the adapter has sent the response.
-const defer: (run: () => void) => void =
+const OK_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...TEXT });
+
+/**
+ * Runs work after the adapter has sent the response. Under load many requests are answered in one turn of
+ * the event loop: their work shares one timer instead of allocating one each.
+ */
+const deferred: Array<() => void> = [];
+const nextTurn: (run: () => void) => void =
   typeof setImmediate === 'function' ? (run) => setImmediate(run) : (run) => setTimeout(run, 0);
+function runDeferred(): void {
+  // Each run guards itself (see `later`), so one cannot stop the others.
+  for (const run of deferred.splice(0)) run();
+}
+function defer(run: () => void): void {
+  if (deferred.push(run) === 1) nextTurn(runDeferred);
+}
 
 function checkOptions(options: WebhooksOptions): void {
   if (options === null || typeof options !== 'object') {
@@ -150,21 +163,34 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   /** Work acknowledged and not yet finished, for close() to wait for. */
   const inFlight = new Map<Promise<void>, ParsedWebhook | undefined>();
 
-  function track(done: Promise<void>, event?: ParsedWebhook): Promise<void> {
+  /** Runs `work` after the response; the promise settles once it has, whatever happens. */
+  function later(work: () => Promise<void>, event?: ParsedWebhook): Promise<void> {
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
     inFlight.set(done, event);
-    done.then(() => inFlight.delete(done));
+    const finish = () => {
+      inFlight.delete(done);
+      settle();
+    };
+    defer(() => {
+      try {
+        work().then(finish, finish);
+      } catch {
+        // Only a throwing logger gets here: the work itself reports every failure.
+        finish();
+      }
+    });
     return done;
   }
 
   function reply(status: number, body: string, headers?: Record<string, string>, done = RESOLVED): WebhookResponse {
-    return { status, headers: headers ? { ...TEXT, ...headers } : { ...TEXT }, body, done };
+    return { status, headers: headers ? { ...TEXT, ...headers } : OK_HEADERS, body, done };
   }
 
   /** Answers a rejected request; the error reaches onError after the response. */
   function refuse(error: WebhookError, headers?: Record<string, string>): WebhookResponse {
     logger.debug?.({ code: error.code, status: error.status }, 'Refused a webhook request.');
-    const done = track(new Promise<void>((resolve) => defer(() => dispatcher.report(error).then(resolve))));
-    return reply(error.status, error.message, headers, done);
+    return reply(error.status, error.message, headers, later(() => dispatcher.report(error)));
   }
 
   /** Acknowledges an event and runs its handlers (and onError for an accepted invalid payload) afterwards. */
@@ -176,15 +202,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     timeoutMs: number | undefined,
   ) {
     const text = typeof rawBody === 'string' ? rawBody : undefined;
-    const done = track(
-      new Promise<void>((resolve) =>
-        defer(() =>
-          (error ? dispatcher.report(error) : dispatcher.dispatch(event, known, text, timeoutMs)).then(resolve),
-        ),
-      ),
-      event,
-    );
-    return reply(200, 'OK', undefined, done);
+    const work = error ? () => dispatcher.report(error) : () => dispatcher.dispatch(event, known, text, timeoutMs);
+    return reply(200, 'OK', undefined, later(work, event));
   }
 
   async function handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
@@ -291,8 +310,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return this;
     },
     receive(event) {
-      const known = isKnownTrigger(event);
-      return track(dispatcher.dispatch(event, known), event);
+      return later(() => dispatcher.dispatch(event, isKnownTrigger(event)), event);
     },
     handle: (request, options) =>
       handle(request, options).catch((cause: unknown) => {
