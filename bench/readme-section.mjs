@@ -1,0 +1,68 @@
+/**
+ * Renders the README's performance section (between `<!-- bench:start -->` and `<!-- bench:end -->`) from
+ * bench/results/http.json: `node bench/readme-section.mjs` prints it, `--write` puts it in README.md.
+ * Not run by `npm run bench`, so a local run never edits the README by itself.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const result = JSON.parse(readFileSync(new URL('./results/http.json', import.meta.url), 'utf8'));
+const x = (value) => `${value.toFixed(2)}×`;
+const find = (label) => result.ratios.find((r) => r.label.startsWith(label));
+
+const rows = [
+  ['`nodeMiddleware`', 'nodeMiddleware / bare', 'nodeMiddleware / octokit', 'bare node:http + `JSON.parse`'],
+  ['`fastifyWebhooks`', 'fastifyWebhooks / bare', 'fastifyWebhooks / octokit', 'bare Fastify route'],
+  ['`expressMiddleware`', 'expressMiddleware / bare', 'expressMiddleware / octokit', 'bare Express + `express.json()`'],
+  ['`fetchHandler`', 'fetchHandler / bare', 'fetchHandler / octokit', 'bare fetch handler, same node:http bridge'],
+].map(([name, bareLabel, octokitLabel, bareText]) => {
+  const bare = find(bareLabel);
+  const octokit = find(octokitLabel);
+  if (!bare) return null;
+  const cell = (r) => (r ? `${x(r.value)}${r.target ? ` (target ≥${r.target}×: ${r.met ? 'met' : '**missed**'})` : ''}` : '—');
+  return `| ${name} | ${cell(bare)} vs ${bareText} | ${cell(octokit)} |`;
+});
+const lambda = result.lambda?.summary;
+const medians = Object.fromEntries(Object.entries(result.servers).map(([name, s]) => [name, Math.round(s.summary.median).toLocaleString('en-US')]));
+const memory = result.memory
+  .map((m) => {
+    const sawtooth = !m.flat && m.heapAfterGcGrowthMB < 1 ? ', heap garbage awaiting a major GC, not retained' : '';
+    return `${m.server} ${m.rssAfterWarmupMB} → ${m.rssEndMB} MB, later peaks ${m.rssPeakGrowthMB >= 0 ? '+' : ''}${m.rssPeakGrowthMB} MB, retained heap ${m.heapAfterGcGrowthMB >= 0 ? '+' : ''}${m.heapAfterGcGrowthMB} MB (${m.flat ? 'flat' : `**not flat**${sawtooth}`})`;
+  })
+  .join('; ');
+const allocation = result.allocation
+  .filter((a) => a.heapBytesPerRequest !== null && ['bare-node', 'ours-node', 'octokit'].includes(a.server))
+  .map((a) => `${a.server} ${(a.heapBytesPerRequest / 1024).toFixed(1)} KB`)
+  .join(', ');
+
+const section = [
+  '`npm run bench` builds the package. It runs the micro suite (`bench/micro.mjs`), then benchmarks every adapter over HTTP next to the bare framework it plugs into and next to `@octokit/webhooks`. Each server runs in its own process pinned to one core; autocannon runs pinned to the other. The same ~1 KB `message_sent` body goes to every server, made distinct per request, and our servers also get a valid Basic auth header. Each pair runs 3 interleaved rounds of 5 s, after a 2 s warm-up. The suite also measures memory (RSS over 20 000 requests, allocation per request) and takes a CPU profile of the node:http path. It takes about 5 minutes. `BENCH_QUICK=1 npm run bench` gives a short run. See [bench/README.md](bench/README.md) for the method.',
+  '',
+  `Last committed run: [bench/results/latest.md](bench/results/latest.md) (full table, diagnostics, memory), [bench/results/profile.md](bench/results/profile.md) (CPU profile). Conditions: ${result.date.slice(0, 10)}, node ${result.node}, ${result.machine.cpus} × ${result.machine.cpuModel}, library at \`${result.git?.commit.slice(0, 7) ?? '?'}\`.`,
+  '',
+  '![Throughput ratios of the adapters](bench/results/ratios.svg)',
+  '',
+  '| adapter | throughput vs the bare framework | vs @octokit/webhooks `createNodeMiddleware` |',
+  '| --- | --- | --- |',
+  ...rows.filter(Boolean),
+  '',
+  `Medians in req/s: bare node:http ${medians['bare-node']}, ours ${medians['ours-node']}; bare Fastify ${medians['bare-fastify'] ?? '—'}, ours ${medians['ours-fastify'] ?? '—'}; ` +
+    `bare Express ${medians['bare-express'] ?? '—'}, ours ${medians['ours-express'] ?? '—'}; octokit ${medians.octokit}. ` +
+    (lambda
+      ? `Lambda, measured in process one invocation at a time: a bare handler takes ${lambda.bare.usPerInvocation.toFixed(1)} µs per invocation and \`lambdaHandler\` ${lambda.ours.usPerInvocation.toFixed(1)} µs, including the wait for the handlers to finish. `
+      : '') +
+    `RSS over 20 000 requests after warm-up: ${memory}. JS heap allocated per request: ${allocation}.`,
+  '',
+  'The absolute figures depend on the machine. Only the ratios, measured side by side in one run, carry over.',
+].join('\n');
+
+if (process.argv.includes('--write')) {
+  const readmeUrl = new URL('../README.md', import.meta.url);
+  const readme = readFileSync(readmeUrl, 'utf8');
+  const start = readme.indexOf('<!-- bench:start -->');
+  const end = readme.indexOf('<!-- bench:end -->');
+  if (start === -1 || end === -1) throw new Error('README.md has no bench markers');
+  writeFileSync(readmeUrl, `${readme.slice(0, start)}<!-- bench:start -->\n${section}\n${readme.slice(end)}`);
+  console.log('README.md performance section updated');
+} else {
+  console.log(section);
+}
