@@ -14,7 +14,7 @@ export interface DedupeOptions {
  * The idempotency key of a delivery: a digest of its exact body. The platform sends no delivery id, and a key
  * built from chosen fields could merge two different events; identical bytes are the same delivery.
  */
-export function idempotencyKey(trigger: string, rawBody: string): string {
+export function idempotencyKey(trigger: string, rawBody: string | Uint8Array): string {
   return `${trigger}:${digest('sha1', rawBody, 'base64')}`;
 }
 

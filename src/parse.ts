@@ -1,3 +1,4 @@
+import { Buffer, isUtf8 } from 'node:buffer';
 import { WebhookError } from './errors.js';
 import type { ParsedWebhook } from './events.js';
 import { isKnownTrigger } from './registry.js';
@@ -16,29 +17,36 @@ export interface Delivery {
   rawBody: string | Uint8Array;
   /** The body was pre-parsed and could not be serialized again (too deep, say): it has no stable text. */
   unserializable?: true;
+  /** The body's bytes, when it arrived as bytes. */
+  bytes?: Uint8Array;
   /** Set when the body is a valid envelope, even if its payload failed validation. */
   event?: ParsedWebhook;
   known: boolean;
   error?: WebhookError;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** The text of UTF-8 bytes, or undefined when they are not valid UTF-8. */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // Checking first and then decoding is faster than a fatal TextDecoder, which also copies.
+  return isUtf8(view) ? view.toString('utf8') : undefined;
+}
 
 /** Parses and validates a delivery in two steps: the envelope, then the event against its trigger's schema. */
 export function inspectDelivery(body: WebhookBody): Delivery {
   let rawBody: string | Uint8Array;
   let value: unknown;
+  let bytes: Uint8Array | undefined;
   if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
     if (typeof body === 'string') {
       rawBody = body;
     } else {
-      try {
-        // TextDecoder drops a leading byte order mark itself.
-        rawBody = utf8.decode(body);
-      } catch (cause) {
-        const bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
+      bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
+      const text = decodeUtf8(bytes);
+      if (text === undefined) {
         return { rawBody: bytes, known: false, error: invalid('invalid_json', 'The body is not valid UTF-8 text.', bytes) };
       }
+      rawBody = text;
     }
     try {
       // Some senders prefix a byte order mark; JSON.parse would reject it.
@@ -53,11 +61,12 @@ export function inspectDelivery(body: WebhookBody): Delivery {
     if (text === undefined) return { ...inspectValue(value, String(value)), unserializable: true };
     rawBody = text;
   }
-  return inspectValue(value, rawBody);
+  const delivery = inspectValue(value, rawBody);
+  if (bytes) delivery.bytes = bytes;
+  return delivery;
 }
 
 function inspectValue(value: unknown, rawBody: string | Uint8Array): Delivery {
-
   const problem = envelopeProblem(value);
   if (problem) {
     return {

@@ -16,7 +16,7 @@ import {
   type WebhookResponse,
 } from './http.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
-import { inspectDelivery, type WebhookBody } from './parse.js';
+import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
 import { isKnownTrigger, type Trigger } from './registry.js';
 
 /** What a durable inbox stores before the delivery is acknowledged. */
@@ -111,18 +111,28 @@ const RETRY_LATER = { 'retry-after': '5' };
 const OK_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...TEXT });
 
 /**
- * Runs work after the adapter has sent the response. Under load many requests are answered in one turn of
- * the event loop: their work shares one timer instead of allocating one each.
+ * Runs work after the adapter has sent the response. `handle` resolves, and the adapter writes the response,
+ * in promise jobs; node's next tick comes once those have drained, so handlers start right after the write,
+ * without waiting for a turn of the event loop (measured: a turn per batch cost about a tenth of the
+ * throughput under load). Elsewhere a zero timer does the same. Work queued in one tick shares one callback.
  */
 const deferred: Array<() => void> = [];
+const nodeProcess = (globalThis as { process?: { nextTick?: (run: () => void) => void } }).process;
 const nextTurn: (run: () => void) => void =
-  typeof setImmediate === 'function' ? (run) => setImmediate(run) : (run) => setTimeout(run, 0);
+  typeof nodeProcess?.nextTick === 'function' ? (run) => nodeProcess.nextTick?.(run) : (run) => setTimeout(run, 0);
 function runDeferred(): void {
   // Each run guards itself (see `later`), so one cannot stop the others.
   for (const run of deferred.splice(0)) run();
 }
 function defer(run: () => void): void {
   if (deferred.push(run) === 1) nextTurn(runDeferred);
+}
+
+/** The delivery's idempotency key, from its exact bytes (or text). */
+function keyOf(trigger: string, delivery: Delivery): string {
+  // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
+  if (delivery.unserializable) return `${trigger}:${randomUUID()}`;
+  return idempotencyKey(trigger, delivery.bytes ?? delivery.rawBody);
 }
 
 function checkOptions(options: WebhooksOptions): void {
@@ -243,11 +253,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     if (!event) return refuse(error as WebhookError);
     if (error && rejectInvalid) return refuse(error);
 
-    // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
-    const key =
-      typeof rawBody === 'string' && !delivery.unserializable
-        ? idempotencyKey(event.trigger, rawBody)
-        : `${event.trigger}:${randomUUID()}`;
+    const key = dedupe || inbox ? keyOf(event.trigger, delivery) : '';
     if (dedupe && !dedupe.add(key)) {
       logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
       return reply(200, 'OK');

@@ -1,0 +1,29 @@
+// A quick side-by-side of a few servers of servers.mjs while working on the receive path, in interleaved
+// rounds (medians; the first server is the base of the ratios). Not a replacement for `npm run bench`.
+//   npm run build && node bench/ab.mjs bare-node ours-node [seconds per round] [rounds]
+import { startChild } from './lib/procs.mjs';
+const names = process.argv.slice(2).filter((a) => !/^\d+$/.test(a));
+const [seconds = 4, rounds = 3] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);
+const loadgen = startChild('loadgen.mjs', [], { core: 1 });
+await loadgen.ready;
+const servers = {};
+for (const name of names) {
+  const s = startChild('servers.mjs', [name, '0'], { core: 0 });
+  s.port = (await s.ready).port;
+  s.kind = name === 'octokit' ? 'octokit' : 'chat';
+  servers[name] = s;
+  await loadgen.call({ type: 'run', port: s.port, kind: s.kind, connections: 50, duration: 1 });
+}
+const results = Object.fromEntries(names.map((n) => [n, []]));
+for (let r = 0; r < rounds; r++) {
+  for (const name of names) {
+    const reply = await loadgen.call({ type: 'run', port: servers[name].port, kind: servers[name].kind, connections: 50, duration: seconds });
+    results[name].push(Math.round(reply.result.rps));
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const base = median(results[names[0]]);
+for (const name of names) console.log(name.padEnd(14), String(median(results[name])).padStart(7), 'req/s', (median(results[name]) / base).toFixed(2) + 'x', results[name].join(' '));
+for (const server of Object.values(servers)) server.child.kill();
+loadgen.child.kill();
+process.exit(0);
