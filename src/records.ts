@@ -161,6 +161,18 @@ export const messageAction = <A extends string>(action: A) =>
 /** `data.call` of call events: a call-category action message whose `on` entity is the call. */
 export const callAction = <A extends string>(action: A) => actionMessage(openSet(action), callEntity, openSet('call'));
 
+/**
+ * `data.call` of the call outcomes observed beyond the spec (busy, rejected, …): shaped like `callAction`, but
+ * little of it is documented, so only `data.action` is required and everything else is checked when present.
+ */
+export const observedCallAction = <A extends string>(action: A) => {
+  const documented = callAction(action);
+  const content = documented.shape.data;
+  return documented.partial().extend({
+    data: content.extend({ entities: content.shape.entities.partial().optional() }),
+  });
+};
+
 export const reaction = z.object({
   id: id.optional(),
   messageId: id,

@@ -17,6 +17,7 @@ import {
   messageAction,
   messageSummary,
   numberLike,
+  observedCallAction,
   occupant,
   openSet,
   reaction,
@@ -58,6 +59,7 @@ const sessionEnded = z.object({
   destroyed_at: numberLike.optional(),
 });
 const callEvent = <A extends string>(action: A) => z.object({ call: callAction(action) });
+const observedCallEvent = <A extends string>(action: A) => z.object({ call: observedCallAction(action) });
 const moderated = z.object({ message: messageSummary, moderation: looseRecord.optional() });
 const pinned = z.object({ message: messageSummary, pinnedBy: userRef.optional(), pinnedAt: timestamp.optional() });
 const unpinned = z.object({ message: messageSummary, unpinnedBy: userRef.optional(), unpinnedAt: timestamp.optional() });
@@ -140,10 +142,10 @@ export const registry = {
   }),
 
   // Observed from the live service, beyond the spec's table. Little is documented: require little.
-  call_busy: define({ fires: 'The callee is busy', beyondSpec: true, data: callEvent('busy') }),
-  call_cancelled: define({ fires: 'The caller cancels a call', beyondSpec: true, data: callEvent('cancelled') }),
-  call_rejected: define({ fires: 'The callee rejects a call', beyondSpec: true, data: callEvent('rejected') }),
-  call_unanswered: define({ fires: 'A call goes unanswered', beyondSpec: true, data: callEvent('unanswered') }),
+  call_busy: define({ fires: 'The callee is busy', beyondSpec: true, data: observedCallEvent('busy') }),
+  call_cancelled: define({ fires: 'The caller cancels a call', beyondSpec: true, data: observedCallEvent('cancelled') }),
+  call_rejected: define({ fires: 'The callee rejects a call', beyondSpec: true, data: observedCallEvent('rejected') }),
+  call_unanswered: define({ fires: 'A call goes unanswered', beyondSpec: true, data: observedCallEvent('unanswered') }),
   transcription_generated: define({
     fires: 'A call transcript is generated',
     beyondSpec: true,

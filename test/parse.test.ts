@@ -120,6 +120,16 @@ describe('parseWebhook', () => {
     expect(parseWebhook(itself)).toBe(itself);
   });
 
+  it('requires little of the call outcomes observed beyond the spec', () => {
+    for (const action of ['busy', 'cancelled', 'rejected', 'unanswered']) {
+      const trigger = `call_${action}`;
+      expect(safeParseWebhook({ trigger, data: { call: { data: { action } } } }).success).toBe(true);
+      expect(safeParseWebhook({ trigger, data: { call: { id: '1', data: { action, entities: { by: { entityType: 'user', entity: { uid: 'u' } } } } } } }).success).toBe(true);
+      expect(safeParseWebhook({ trigger, data: { call: {} } }).error?.issues?.[0]?.path).toEqual(['data', 'call', 'data']);
+      expect(safeParseWebhook({ trigger, data: { call: { id: 7, data: { action } } } }).success).toBe(false);
+    }
+  });
+
   it('does not require the envelope `type`, and recording_generated has none', () => {
     const started = event('call_started');
     delete started.type;
