@@ -56,11 +56,6 @@ export class Dispatcher {
     this.#errorHandlers.delete(handler as ErrorHandler);
   }
 
-  /** Whether any handler would receive an event with this trigger. */
-  hasListeners(trigger: string, known: boolean): boolean {
-    return this.#emitter.listenerCount(known ? trigger : UNKNOWN) + this.#emitter.listenerCount(ANY) > 0;
-  }
-
   /** Runs every handler for the event; settles when all have. Never rejects. */
   dispatch(event: ParsedWebhook, known: boolean, rawBody?: string, timeoutMs = this.#options.handlerTimeoutMs): Promise<void> {
     const own = this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[];

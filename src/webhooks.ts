@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
 import { DedupeWindow, idempotencyKey, type DedupeOptions } from './dedupe.js';
 import { ANY, Dispatcher, UNKNOWN, type AnyHandler } from './dispatch.js';
-import { WebhookError, type WebhookErrorCode } from './errors.js';
+import { WebhookError } from './errors.js';
 import type { EventOf, ParsedWebhook, UnknownWebhookEvent } from './events.js';
 import {
   isJsonContentType,
@@ -113,8 +113,8 @@ const OK_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...TEXT });
 /**
  * Runs work after the adapter has sent the response. `handle` resolves, and the adapter writes the response,
  * in promise jobs; node's next tick comes once those have drained, so handlers start right after the write,
- * without waiting for a turn of the event loop (measured: a turn per batch cost about a tenth of the
- * throughput under load). Elsewhere a zero timer does the same. Work queued in one tick shares one callback.
+ * in the same turn of the event loop. Elsewhere a zero timer does the same. Work queued in one tick shares
+ * one callback.
  */
 const deferred: Array<() => void> = [];
 const nodeProcess = (globalThis as { process?: { nextTick?: (run: () => void) => void } }).process;
@@ -357,4 +357,3 @@ function exceeds(body: WebhookBody | null | undefined, limit: number): boolean {
   return false;
 }
 
-export type { WebhookErrorCode };
