@@ -31,7 +31,6 @@ export const user = z.object({
   uid: id,
   name: z.string().optional(),
   avatar: z.string().optional(),
-  link: z.string().optional(),
   status: openSet('available', 'online', 'offline').optional(),
   role: openSet('default').optional(),
   lastActiveAt: timestamp.optional(),
@@ -42,15 +41,11 @@ export const user = z.object({
   hasBlockedMe: z.boolean().optional(),
   blockedByMe: z.boolean().optional(),
   deactivatedAt: timestamp.optional(),
-  metadata: json.optional(),
-  tags: z.array(z.string()).optional(),
 });
 
 export const group = z.object({
   guid: id,
   name: z.string().optional(),
-  icon: z.string().optional(),
-  description: z.string().optional(),
   type: openSet('public', 'private', 'password').optional(),
   scope: openSet('admin', 'participant', 'moderator').optional(),
   membersCount: z.number().optional(),
@@ -63,8 +58,6 @@ export const group = z.object({
   updatedBy: id.optional(),
   owner: id.optional(),
   oldOwner: id.optional(),
-  metadata: json.optional(),
-  tags: z.array(z.string()).optional(),
 });
 
 /** Users keyed by uid (`members`, `users`, `mentions`). */
@@ -78,7 +71,8 @@ const receiverEntity = z.object({ entity: z.union([user, group]), entityType: op
 const messageContent = z.looseObject({
   text: z.string().optional(),
   attachments: z.array(json).optional(),
-  custom_data: json.optional(),
+  // The spec names custom_data without giving it a shape.
+  custom_data: z.unknown().optional(),
   metadata: json.optional(),
   entities: z.object({ sender: userEntity, receiver: receiverEntity }).partial().optional(),
   mentions: usersByUid.optional(),
@@ -98,7 +92,6 @@ const messageFields = {
   readAt: timestamp.optional(),
   deletedAt: timestamp.optional(),
   deletedBy: id.optional(),
-  parentId: id.optional(),
   tags: z.array(z.string()).optional(),
 };
 
@@ -130,7 +123,6 @@ export const callEntity = z.object({
   data: z.object({ entities: z.object({ sender: userEntity, receiver: receiverEntity }).partial() }).partial().optional(),
   initiatedAt: timestamp.optional(),
   joinedAt: timestamp.optional(),
-  endedAt: timestamp.optional(),
 });
 
 /**
