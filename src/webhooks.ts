@@ -104,11 +104,10 @@ export interface Webhooks {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const RESOLVED = Promise.resolve();
-const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
+/** Shared by every response that adds no header of its own: adapters only read response headers. */
+const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
 const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
 const RETRY_LATER = { 'retry-after': '5' };
-
-const OK_HEADERS: Readonly<Record<string, string>> = Object.freeze({ ...TEXT });
 
 /**
  * Runs work after the adapter has sent the response. `handle` resolves, and the adapter writes the response,
@@ -194,7 +193,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   }
 
   function reply(status: number, body: string, headers?: Record<string, string>, done = RESOLVED): WebhookResponse {
-    return { status, headers: headers ? { ...TEXT, ...headers } : OK_HEADERS, body, done };
+    return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done };
   }
 
   /** Answers a rejected request; the error reaches onError after the response. */

@@ -8,6 +8,7 @@ import type { Webhooks } from '../../src/index.js';
 import {
   AUTH,
   LIMIT,
+  collectResponse,
   fixture,
   messageOfSize,
   recordingReceiver,
@@ -36,17 +37,9 @@ async function sendChunked(app: Express, path: string, headers: Record<string, s
   try {
     return await new Promise<ReceivedResponse>((resolve, reject) => {
       const { port } = server.address() as AddressInfo;
-      const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers as Record<string, string | undefined>,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      });
+      const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res) =>
+        collectResponse(res).then(resolve, reject),
+      );
       // The server may answer (and close) before the whole body is written.
       req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
       const half = Math.floor(body.length / 2);

@@ -2,24 +2,16 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { nodeMiddleware } from '../../adapters/node.js';
-import { AUTH, fixture, recordingReceiver, settle, statusTableSuite, type Send } from './status-table.js';
+import { AUTH, collectResponse, fixture, recordingReceiver, settle, statusTableSuite, type Send } from './status-table.js';
 
 /** Sends a request to a real server over a socket. */
 export function sender(server: Server, path = '/'): Send {
   return (request) =>
     new Promise((resolve, reject) => {
       const { port } = server.address() as AddressInfo;
-      const req = httpRequest({ host: '127.0.0.1', port, path, method: request.method, headers: request.headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers as Record<string, string | undefined>,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      });
+      const req = httpRequest({ host: '127.0.0.1', port, path, method: request.method, headers: request.headers }, (res) =>
+        collectResponse(res).then(resolve, reject),
+      );
       req.on('error', reject);
       req.end(request.body);
     });

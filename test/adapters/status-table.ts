@@ -4,6 +4,7 @@
  * through the framework and giving back what the client would see.
  */
 import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhooks, type Webhooks, type WebhookError, type ParsedWebhook } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing.js';
@@ -20,6 +21,22 @@ export interface ReceivedResponse {
   body: string;
 }
 export type Send = (request: SentRequest) => Promise<ReceivedResponse>;
+
+/** Reads a node:http client response to the end, as the sender sees it. */
+export function collectResponse(res: IncomingMessage): Promise<ReceivedResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () =>
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers as Record<string, string | undefined>,
+        body: Buffer.concat(chunks).toString('utf8'),
+      }),
+    );
+  });
+}
 /** Mounts the receiver in a real framework instance; `close` releases it. */
 export type Mount = (webhooks: Webhooks) => Promise<{ send: Send; close?: () => Promise<void> | void }>;
 
