@@ -38,11 +38,11 @@ export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, nodeBodyReader(payload)));
 
   // Every method, so that the receiver (not Fastify's 404) answers 405 to a GET.
-  fastify.all(path, async (request, reply) => {
+  fastify.all(path, (request, reply) => {
     // Fastify runs no parser for GET, HEAD or an empty body: then there is nothing to read.
     const body = typeof request.body === 'function' ? (request.body as BodyReader) : undefined;
-    const response = await webhooks.handle({ method: request.method, headers: nodeHeaders(request.raw), body });
-    reply.code(response.status).headers(response.headers);
-    return response.body;
+    webhooks.respond({ method: request.method, headers: nodeHeaders(request.raw), body }, (response) => {
+      reply.code(response.status).headers(response.headers).send(response.body);
+    });
   });
 };

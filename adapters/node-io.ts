@@ -19,29 +19,22 @@ export function nodeBodyReader(req: IncomingMessage): BodyReader {
       }
       const chunks: Buffer[] = [];
       let size = 0;
-      const finish = (error?: Error) => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        req.off('error', onError);
-        req.off('close', onClose);
-        if (error) reject(error);
-        else resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-      };
+      // The listeners stay once the promise settled: a settled promise ignores later calls, and removing
+      // four listeners from every request would cost more than leaving them to the request's garbage.
       const onData = (chunk: Buffer) => {
         size += chunk.length;
         chunks.push(chunk);
         if (size > maxBytes) {
+          // Whatever drains the rest of the request afterwards must not pile it up here.
+          req.off('data', onData);
           req.pause();
-          finish();
+          resolve(Buffer.concat(chunks, size));
         }
       };
-      const onEnd = () => finish();
-      const onError = (error: Error) => finish(error);
-      const onClose = () => finish(new Error('The connection closed before the body was complete.'));
       req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('error', onError);
-      req.on('close', onClose);
+      req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+      req.on('error', reject);
+      req.on('close', () => reject(new Error('The connection closed before the body was complete.')));
     });
 }
 

@@ -21,8 +21,8 @@ export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOption
       res.end('Not found.');
       return;
     }
-    webhooks
-      .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body: nodeBodyReader(req) })
-      .then((response) => sendNodeResponse(res, response));
+    webhooks.respond({ method: req.method ?? 'GET', headers: nodeHeaders(req), body: nodeBodyReader(req) }, (response) =>
+      sendNodeResponse(res, response),
+    );
   };
 }

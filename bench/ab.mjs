@@ -8,22 +8,38 @@ const loadgen = startChild('loadgen.mjs', [], { core: 1 });
 await loadgen.ready;
 const servers = {};
 for (const name of names) {
-  const s = startChild('servers.mjs', [name, '0'], { core: 0 });
+  const s = startChild(process.env.AB_SCRIPT ?? 'servers.mjs', [name, '0'], { core: 0 });
   s.port = (await s.ready).port;
   s.kind = name === 'octokit' ? 'octokit' : 'chat';
   servers[name] = s;
   await loadgen.call({ type: 'run', port: s.port, kind: s.kind, connections: 50, duration: 1 });
 }
 const results = Object.fromEntries(names.map((n) => [n, []]));
+const cpu = Object.fromEntries(names.map((n) => [n, []]));
+const user = Object.fromEntries(names.map((n) => [n, []]));
+const cpuTime = async (server) => (await server.call({ type: 'stats' })).stats.cpu;
 for (let r = 0; r < rounds; r++) {
   for (const name of names) {
+    const before = await cpuTime(servers[name]);
     const reply = await loadgen.call({ type: 'run', port: servers[name].port, kind: servers[name].kind, connections: 50, duration: seconds });
+    const after = await cpuTime(servers[name]);
+    const ok = Math.max(1, reply.result.ok);
+    cpu[name].push((after.user + after.system - before.user - before.system) / ok);
+    user[name].push((after.user - before.user) / ok);
     results[name].push(Math.round(reply.result.rps));
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const base = median(results[names[0]]);
-for (const name of names) console.log(name.padEnd(14), String(median(results[name])).padStart(7), 'req/s', (median(results[name]) / base).toFixed(2) + 'x', results[name].join(' '));
+const baseCpu = median(cpu[names[0]]);
+for (const name of names) {
+  const us = median(cpu[name]);
+  console.log(
+    name.padEnd(14),
+    String(median(results[name])).padStart(7), 'req/s', (median(results[name]) / base).toFixed(2) + 'x', results[name].join(' ').padEnd(20),
+    '| server CPU', us.toFixed(1), 'µs/req', (baseCpu / us).toFixed(2) + 'x', '| user', median(user[name]).toFixed(1), 'µs/req, min', Math.min(...user[name]).toFixed(1), '| CPU min', Math.min(...cpu[name]).toFixed(1),
+  );
+}
 for (const server of Object.values(servers)) server.child.kill();
 loadgen.child.kill();
 process.exit(0);

@@ -22,9 +22,7 @@ export interface DispatcherOptions {
 
 type Listener = AnyHandler;
 
-const SETTLED = Promise.resolve();
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
 const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
@@ -56,8 +54,16 @@ export class Dispatcher {
     this.#errorHandlers.delete(handler as ErrorHandler);
   }
 
-  /** Runs every handler for the event; settles when all have. Never rejects. */
-  dispatch(event: ParsedWebhook, known: boolean, rawBody?: string, timeoutMs = this.#options.handlerTimeoutMs): Promise<void> {
+  /**
+   * Runs every handler for the event. Returns a promise that settles once the asynchronous ones have, or
+   * nothing when all finished synchronously (sparing a promise per event). Never rejects.
+   */
+  dispatch(
+    event: ParsedWebhook,
+    known: boolean,
+    rawBody?: string,
+    timeoutMs = this.#options.handlerTimeoutMs,
+  ): Promise<void> | undefined {
     const own = this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[];
     const listeners = this.#emitter.listenerCount(ANY) === 0 ? own : own.concat(this.#emitter.listeners(ANY) as Listener[]);
     if (!known && listeners.length === 0) {
@@ -66,50 +72,45 @@ export class Dispatcher {
         'Received a trigger this version does not know and no onUnknown/onAny handler is registered.',
       );
     }
-    const pending: Promise<void>[] = [];
+    let pending: Promise<void>[] | undefined;
     for (const listener of listeners) {
       const running = this.#run(listener, event, rawBody, timeoutMs);
-      if (running) pending.push(running);
+      if (running) (pending ??= []).push(running);
     }
-    return pending.length === 0 ? SETTLED : Promise.all(pending).then(() => undefined);
+    return pending && Promise.all(pending).then(() => undefined);
   }
 
-  /** Hands an error to every error handler (or the logger when there is none). Never rejects. */
-  report(error: WebhookError): Promise<void> {
+  /**
+   * Hands an error to every error handler (or the logger when there is none). Returns a promise only when
+   * some handler is asynchronous. Never rejects.
+   */
+  report(error: WebhookError): Promise<void> | undefined {
     const { logger } = this.#options;
     const fields = { code: error.code, trigger: (error.event as { trigger?: unknown } | undefined)?.trigger };
     if (this.#errorHandlers.size === 0) {
       logger.error?.(fields, `${error.message} (register webhooks.onError to handle this)`);
-      return Promise.resolve();
+      return undefined;
     }
-    const pending: Promise<void>[] = [];
+    let pending: Promise<void>[] | undefined;
     for (const handler of this.#errorHandlers) {
       const failed = (cause: unknown) =>
         logger.error?.({ ...fields, reason: describe(cause) }, 'An onError handler itself failed.');
       try {
         const result = handler(error);
-        if (isThenable(result)) pending.push(Promise.resolve(result).then(() => undefined, failed));
+        if (isThenable(result)) (pending ??= []).push(Promise.resolve(result).then(() => undefined, failed));
       } catch (cause) {
         failed(cause);
       }
     }
-    return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
+    return pending && Promise.all(pending).then(() => undefined);
   }
 
   #run(listener: Listener, event: ParsedWebhook, rawBody: string | undefined, timeoutMs: number): Promise<void> | undefined {
-    const failure = (cause: unknown) =>
-      this.report(
-        new WebhookError('handler_failed', `A handler for "${event.trigger}" failed: ${describe(cause)}`, {
-          cause,
-          event,
-          rawBody,
-        }),
-      );
     let result: unknown;
     try {
       result = listener(event);
     } catch (cause) {
-      return failure(cause);
+      return this.#failed(event, rawBody, cause);
     }
     if (!isThenable(result)) return undefined;
     return new Promise<void>((resolve) => {
@@ -118,13 +119,12 @@ export class Dispatcher {
         timeoutMs > 0 && timeoutMs !== Infinity
           ? setTimeout(() => {
               settled = true;
-              this.report(
-                new WebhookError(
-                  'handler_timeout',
-                  `A handler for "${event.trigger}" did not finish within ${timeoutMs} ms.`,
-                  { event, rawBody },
-                ),
-              ).then(resolve);
+              const error = new WebhookError(
+                'handler_timeout',
+                `A handler for "${event.trigger}" did not finish within ${timeoutMs} ms.`,
+                { event, rawBody },
+              );
+              settle(this.report(error), resolve);
             }, timeoutMs)
           : undefined;
       // The timer must not keep a process alive that is otherwise done.
@@ -138,9 +138,25 @@ export class Dispatcher {
         (cause: unknown) => {
           if (settled) return;
           clearTimeout(timer);
-          failure(cause).then(resolve);
+          settle(this.#failed(event, rawBody, cause), resolve);
         },
       );
     });
   }
+
+  #failed(event: ParsedWebhook, rawBody: string | undefined, cause: unknown): Promise<void> | undefined {
+    return this.report(
+      new WebhookError('handler_failed', `A handler for "${event.trigger}" failed: ${describe(cause)}`, {
+        cause,
+        event,
+        rawBody,
+      }),
+    );
+  }
+}
+
+/** Calls `then` once `work` has settled, at once when there is nothing to wait for. */
+function settle(work: Promise<void> | undefined, then: () => void): void {
+  if (work) work.then(then);
+  else then();
 }

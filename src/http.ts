@@ -61,6 +61,7 @@ export function isRepeatedHeader(headers: HeaderSource, name: string): boolean {
 
 /** Whether a Content-Type names JSON: `application/json` or any `+json` type, in any letter case. */
 export function isJsonContentType(contentType: string): boolean {
+  if (contentType === 'application/json') return true;
   const semicolon = contentType.indexOf(';');
   const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
   return mediaType === 'application/json' || mediaType.endsWith('+json');

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
-import { DedupeWindow, idempotencyKey, type DedupeOptions } from './dedupe.js';
-import { ANY, Dispatcher, UNKNOWN, type AnyHandler } from './dispatch.js';
+import { bodyDigest, DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
+import { ANY, Dispatcher, isThenable, UNKNOWN, type AnyHandler } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import type { EventOf, ParsedWebhook, UnknownWebhookEvent } from './events.js';
 import {
@@ -96,6 +96,11 @@ export interface Webhooks {
   receive(event: ParsedWebhook): Promise<void>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
+  /**
+   * `handle` for adapters on a hot path: the response goes to `send`, synchronously once the body is in
+   * memory unless an `enqueue` or inbox must be awaited. `send` is called exactly once.
+   */
+  respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
   /** Stops taking requests (503) and waits for running handlers up to a deadline. */
   close(options?: CloseOptions): Promise<CloseResult>;
   /** The body size limit adapters enforce while reading. */
@@ -104,34 +109,132 @@ export interface Webhooks {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const RESOLVED = Promise.resolve();
+const NO_OPTIONS: HandleOptions = {};
 /** Shared by every response that adds no header of its own: adapters only read response headers. */
 const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
 const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
 const RETRY_LATER = { 'retry-after': '5' };
+/** The answer to a repeat or a queued event: nothing runs after it. */
+const OK: WebhookResponse = Object.freeze({ status: 200, headers: TEXT, body: 'OK', done: RESOLVED });
 
 /**
- * Runs work after the adapter has sent the response. `handle` resolves, and the adapter writes the response,
- * in promise jobs; node's next tick comes once those have drained, so handlers start right after the write,
- * in the same turn of the event loop. Elsewhere a zero timer does the same. Work queued in one tick shares
- * one callback.
+ * Work acknowledged and not yet finished: an event's handlers, or onError's report of a refusal. Jobs are
+ * linked into their receiver's in-flight list from creation to end, for close(): a list rather than a Set,
+ * whose add-then-delete on every request keeps rehashing it. A job's `done` promise is made only when
+ * someone asks (Lambda and fetch adapters do, node:http never does), which spares one per request.
  */
-const deferred: Array<() => void> = [];
+class Job {
+  #finished = false;
+  #done?: Promise<void>;
+  #resolve?: () => void;
+  previous: Job | undefined;
+  next: Job | undefined;
+
+  constructor(
+    readonly event: ParsedWebhook | undefined,
+    private readonly work: () => Promise<void> | undefined,
+    private readonly list: InFlight,
+  ) {
+    list.add(this);
+  }
+
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  get done(): Promise<void> {
+    if (this.#finished) return RESOLVED;
+    return (this.#done ??= new Promise<void>((resolve) => (this.#resolve = resolve)));
+  }
+
+  start(): void {
+    let running: Promise<void> | undefined;
+    try {
+      running = this.work();
+    } catch {
+      // Only a throwing logger gets here: the work itself reports every failure.
+    }
+    if (running) {
+      const end = () => this.#end();
+      running.then(end, end);
+    } else {
+      this.#end();
+    }
+  }
+
+  #end(): void {
+    this.#finished = true;
+    this.list.remove(this);
+    this.#resolve?.();
+  }
+}
+
+/** A receiver's unfinished jobs, newest last. */
+class InFlight {
+  #first: Job | undefined;
+  #last: Job | undefined;
+
+  add(job: Job): void {
+    job.previous = this.#last;
+    if (this.#last) this.#last.next = job;
+    else this.#first = job;
+    this.#last = job;
+  }
+
+  remove(job: Job): void {
+    if (job.previous) job.previous.next = job.next;
+    else this.#first = job.next;
+    if (job.next) job.next.previous = job.previous;
+    else this.#last = job.previous;
+    job.previous = job.next = undefined;
+  }
+
+  toArray(): Job[] {
+    const jobs: Job[] = [];
+    for (let job = this.#first; job; job = job.next) jobs.push(job);
+    return jobs;
+  }
+}
+
+/** A response whose `done` is its job's. */
+class JobResponse implements WebhookResponse {
+  constructor(
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: string,
+    private readonly job: Job,
+  ) {}
+
+  get done(): Promise<void> {
+    return this.job.done;
+  }
+}
+
+/**
+ * Starts jobs after the adapter has sent the response. The response is sent synchronously or in promise
+ * jobs; node's next tick comes once those have drained, so handlers start right after the write, in the
+ * same turn of the event loop. Elsewhere a zero timer does the same. Jobs queued in one tick share one
+ * callback.
+ */
+let deferred: Job[] = [];
 const nodeProcess = (globalThis as { process?: { nextTick?: (run: () => void) => void } }).process;
 const nextTurn: (run: () => void) => void =
   typeof nodeProcess?.nextTick === 'function' ? (run) => nodeProcess.nextTick?.(run) : (run) => setTimeout(run, 0);
 function runDeferred(): void {
-  // Each run guards itself (see `later`), so one cannot stop the others.
-  for (const run of deferred.splice(0)) run();
+  const jobs = deferred;
+  deferred = [];
+  // Each job guards itself, so one cannot stop the others.
+  for (const job of jobs) job.start();
 }
-function defer(run: () => void): void {
-  if (deferred.push(run) === 1) nextTurn(runDeferred);
+function defer(job: Job): void {
+  if (deferred.push(job) === 1) nextTurn(runDeferred);
 }
 
-/** The delivery's idempotency key, from its exact bytes (or text). */
-function keyOf(trigger: string, delivery: Delivery): string {
-  // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
-  if (delivery.unserializable) return `${trigger}:${randomUUID()}`;
-  return idempotencyKey(trigger, delivery.bytes ?? delivery.rawBody);
+/** A digest of the delivery's exact bytes (or text). */
+function digestOf(delivery: Delivery): string {
+  // Without stable text there is no digest to recognise a repeat by: such a delivery is never taken for one.
+  if (delivery.unserializable) return randomUUID();
+  return bodyDigest(delivery.bytes ?? delivery.rawBody);
 }
 
 function checkOptions(options: WebhooksOptions): void {
@@ -152,6 +255,15 @@ function checkOptions(options: WebhooksOptions): void {
   if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
     throw new WebhookError('invalid_options', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
   }
+  if (options.dedupe) {
+    const { maxKeys, windowMs } = options.dedupe;
+    if (maxKeys !== undefined && !(Number.isSafeInteger(maxKeys) && maxKeys > 0 && maxKeys <= MAX_DEDUPE_KEYS)) {
+      throw new WebhookError('invalid_options', `\`dedupe.maxKeys\` must be a whole number from 1 to ${MAX_DEDUPE_KEYS}.`);
+    }
+    if (windowMs !== undefined && !(windowMs > 0)) {
+      throw new WebhookError('invalid_options', '`dedupe.windowMs` must be a positive number of milliseconds.');
+    }
+  }
   if (invalidPayload !== undefined && invalidPayload !== 'accept' && invalidPayload !== 'reject') {
     throw new WebhookError('invalid_options', "`invalidPayload` must be 'accept' or 'reject'.");
   }
@@ -169,60 +281,59 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const dispatcher = new Dispatcher({ handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000, logger });
 
   let closing = false;
-  /** Work acknowledged and not yet finished, for close() to wait for. */
-  const inFlight = new Map<Promise<void>, ParsedWebhook | undefined>();
+  const inFlight = new InFlight();
 
-  /** Runs `work` after the response; the promise settles once it has, whatever happens. */
-  function later(work: () => Promise<void>, event?: ParsedWebhook): Promise<void> {
-    let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    inFlight.set(done, event);
-    const finish = () => {
-      inFlight.delete(done);
-      settle();
-    };
-    defer(() => {
-      try {
-        work().then(finish, finish);
-      } catch {
-        // Only a throwing logger gets here: the work itself reports every failure.
-        finish();
-      }
-    });
-    return done;
+  /** Runs `work` after the response; the response's `done` settles once it has, whatever happens. */
+  function later(status: number, body: string, headers: Readonly<Record<string, string>>, work: Job): WebhookResponse {
+    defer(work);
+    return new JobResponse(status, headers, body, work);
   }
 
-  function reply(status: number, body: string, headers?: Record<string, string>, done = RESOLVED): WebhookResponse {
-    return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done };
+  function reply(status: number, body: string, headers?: Record<string, string>): WebhookResponse {
+    return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done: RESOLVED };
   }
 
   /** Answers a rejected request; the error reaches onError after the response. */
   function refuse(error: WebhookError, headers?: Record<string, string>): WebhookResponse {
     logger.debug?.({ code: error.code, status: error.status }, 'Refused a webhook request.');
-    return reply(error.status, error.message, headers, later(() => dispatcher.report(error)));
+    const job = new Job(undefined, () => dispatcher.report(error), inFlight);
+    return later(error.status, error.message, headers ? { ...TEXT, ...headers } : TEXT, job);
+  }
+
+  function tooLarge(): WebhookResponse {
+    // Closing the connection spares reading the rest of an oversized body.
+    return refuse(new WebhookError('payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`), {
+      connection: 'close',
+    });
+  }
+
+  function unreadable(cause: unknown): WebhookResponse {
+    return refuse(new WebhookError('invalid_json', 'The request body could not be read.', { cause }));
+  }
+
+  /** Anything unforeseen is still answered, never with a stack trace. */
+  function failed(cause: unknown): WebhookResponse {
+    logger.error?.({ reason: String(cause) }, 'Unexpected failure while handling a webhook request.');
+    return reply(500, 'Internal error.');
   }
 
   /** Acknowledges an event and runs its handlers (and onError for an accepted invalid payload) afterwards. */
-  function accept(
-    event: ParsedWebhook,
-    known: boolean,
-    rawBody: string | Uint8Array,
-    error: WebhookError | undefined,
-    timeoutMs: number | undefined,
-  ) {
+  function accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): WebhookResponse {
+    const { error, known, rawBody } = delivery;
     const text = typeof rawBody === 'string' ? rawBody : undefined;
     const work = error ? () => dispatcher.report(error) : () => dispatcher.dispatch(event, known, text, timeoutMs);
-    return reply(200, 'OK', undefined, later(work, event));
+    return later(200, 'OK', TEXT, new Job(event, work, inFlight));
   }
 
-  async function handle(request: WebhookRequest, options: HandleOptions = {}): Promise<WebhookResponse> {
+  /** The checks made on the headers alone, before any of the body is read. */
+  function refusal(request: WebhookRequest): WebhookResponse | undefined {
     if (closing) {
       return reply(503, 'The receiver is shutting down; retry later.', { ...RETRY_LATER, connection: 'close' });
     }
-    if (request.method.toUpperCase() !== 'POST') {
+    const { method, headers } = request;
+    if (method !== 'POST' && method.toUpperCase() !== 'POST') {
       return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
     }
-    const { headers } = request;
     const length = readHeader(headers, 'content-length');
     if (length !== undefined && Number(length) > maxBodyBytes) return tooLarge();
     const contentType = readHeader(headers, 'content-type');
@@ -237,49 +348,77 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
         UNAUTHORIZED_HEADERS,
       );
     }
+    return undefined;
+  }
 
-    let body: WebhookBody | null | undefined;
+  /** Reads the body, then answers; synchronously when the body is in memory and nothing must be awaited. */
+  function receiveBody(request: WebhookRequest, options: HandleOptions): WebhookResponse | Promise<WebhookResponse> {
+    const { body } = request;
+    if (typeof body !== 'function') return answer(body, options);
+    let reading: WebhookBody | Promise<WebhookBody>;
     try {
-      body = typeof request.body === 'function' ? await request.body(maxBodyBytes) : request.body;
+      reading = body(maxBodyBytes);
     } catch (cause) {
-      return refuse(new WebhookError('invalid_json', 'The request body could not be read.', { cause }));
+      return unreadable(cause);
     }
-    if (exceeds(body, maxBodyBytes)) return tooLarge();
+    if (!isThenable(reading)) return answer(reading, options);
+    return (reading as Promise<WebhookBody>).then((value) => answer(value, options), unreadable);
+  }
 
+  /** Answers a body that is in memory. */
+  function answer(body: WebhookBody | null | undefined, options: HandleOptions): WebhookResponse | Promise<WebhookResponse> {
+    if (exceeds(body, maxBodyBytes)) return tooLarge();
     const delivery = inspectDelivery(body ?? '');
-    const { event, known, rawBody } = delivery;
-    const { error } = delivery;
+    const { event, error } = delivery;
     if (!event) return refuse(error as WebhookError);
     if (error && rejectInvalid) return refuse(error);
 
-    const key = dedupe || inbox ? keyOf(event.trigger, delivery) : '';
-    if (dedupe && !dedupe.add(key)) {
+    const digest = dedupe || inbox ? digestOf(delivery) : '';
+    if (dedupe && !dedupe.add(digest)) {
       logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
-      return reply(200, 'OK');
+      return OK;
     }
     // An invalid payload is never queued: it goes to onError here.
     const enqueue = error ? undefined : options.enqueue;
+    if (enqueue || inbox) return commit(delivery, event, digest, enqueue, options.handlerTimeoutMs);
+    return accept(delivery, event, options.handlerTimeoutMs);
+  }
+
+  /** Hands the event to `enqueue`, or stores it in the inbox, before acknowledging it. */
+  async function commit(
+    delivery: Delivery,
+    event: ParsedWebhook,
+    digest: string,
+    enqueue: HandleOptions['enqueue'],
+    timeoutMs: number | undefined,
+  ): Promise<WebhookResponse> {
+    const { rawBody } = delivery;
+    const key = `${event.trigger}:${digest}`;
     try {
       if (enqueue) await enqueue(event);
-      else if (inbox) await inbox.put({ key, event, rawBody, receivedAt: Date.now() });
+      else await inbox?.put({ key, event, rawBody, receivedAt: Date.now() });
     } catch (cause) {
-      dedupe?.delete(key);
+      dedupe?.delete(digest);
       const [code, message] = enqueue
         ? (['enqueue_failed', 'The event could not be queued; retry later.'] as const)
         : (['inbox_failed', 'The event could not be stored; retry later.'] as const);
       return refuse(new WebhookError(code, message, { cause, event, rawBody }), RETRY_LATER);
     }
-    if (enqueue) return reply(200, 'OK');
-    const response = accept(event, known, rawBody, error, options.handlerTimeoutMs);
+    if (enqueue) return OK;
+    const response = accept(delivery, event, timeoutMs);
     if (inbox?.ack) response.done.then(() => inbox.ack?.(key)).catch(() => undefined);
     return response;
+  }
 
-    function tooLarge(): WebhookResponse {
-      // Closing the connection spares reading the rest of an oversized body.
-      return refuse(new WebhookError('payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`), {
-        connection: 'close',
-      });
+  function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
+    let response: WebhookResponse | Promise<WebhookResponse>;
+    try {
+      response = refusal(request) ?? receiveBody(request, options);
+    } catch (cause) {
+      response = failed(cause);
     }
+    if (isThenable(response)) (response as Promise<WebhookResponse>).then(send, (cause: unknown) => send(failed(cause)));
+    else send(response as WebhookResponse);
   }
 
   const webhooks: Webhooks = {
@@ -315,24 +454,22 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return this;
     },
     receive(event) {
-      return later(() => dispatcher.dispatch(event, isKnownTrigger(event)), event);
+      const job = new Job(event, () => dispatcher.dispatch(event, isKnownTrigger(event)), inFlight);
+      defer(job);
+      return job.done;
     },
-    handle: (request, options) =>
-      handle(request, options).catch((cause: unknown) => {
-        // Anything unforeseen is still answered, never with a stack trace.
-        logger.error?.({ reason: String(cause) }, 'Unexpected failure while handling a webhook request.');
-        return reply(500, 'Internal error.');
-      }),
+    handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
+    respond,
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
       closing = true;
-      const pending = [...inFlight];
+      const pending = inFlight.toArray();
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-      await Promise.race([Promise.all(pending.map(([done]) => done)), deadline]);
+      await Promise.race([Promise.all(pending.map((job) => job.done)), deadline]);
       clearTimeout(timer);
-      const abandoned = pending.filter(([done]) => inFlight.has(done));
+      const abandoned = pending.filter((job) => !job.finished);
       await Promise.all(
-        abandoned.map(([, event]) =>
+        abandoned.map(({ event }) =>
           dispatcher.report(
             new WebhookError('shutdown_abandoned', `Shutdown did not wait for the handlers of a "${event?.trigger}" event.`, {
               event,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DedupeWindow } from '../src/dedupe.js';
+import fc from 'fast-check';
+import { bodyDigest, DedupeWindow } from '../src/dedupe.js';
 
 describe('DedupeWindow', () => {
   it('refuses a key seen within the window and takes it again after', () => {
@@ -25,5 +26,86 @@ describe('DedupeWindow', () => {
     window.add('b', 3); // ring: a(1), a(2), b(3) — full
     window.add('c', 4); // evicts the stale slot a(1), which must not forget a(2)
     expect(window.add('a', 5)).toBe(false);
+  });
+});
+
+/** The window's behaviour, written the plainest way: a list of [key, time] pairs, oldest first. */
+class ReferenceWindow {
+  entries: { key: string; time: number; live: boolean }[] = [];
+  constructor(
+    readonly windowMs: number,
+    readonly maxKeys: number,
+  ) {}
+  add(key: string, now: number): boolean {
+    while (this.entries.length > 0 && now - (this.entries[0] as { time: number }).time >= this.windowMs) this.entries.shift();
+    if (this.entries.some((entry) => entry.live && entry.key === key)) return false;
+    if (this.entries.length === this.maxKeys) this.entries.shift();
+    this.entries.push({ key, time: now, live: true });
+    return true;
+  }
+  delete(key: string): void {
+    for (const entry of this.entries) if (entry.key === key) entry.live = false;
+  }
+}
+
+describe('DedupeWindow against a plain reference', () => {
+  it('answers every sequence of adds and deletes as the reference does', () => {
+    // Few distinct keys, a small window and capacity: repeats, evictions, expiries, deletes and index
+    // probe runs that wrap around all happen often. The salt gives every run other index positions.
+    const operation = fc.record({
+      kind: fc.constantFrom('add', 'add', 'add', 'delete'),
+      key: fc.integer({ min: 0, max: 15 }),
+      advance: fc.integer({ min: 0, max: 30 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.array(operation, { maxLength: 300 }),
+        (salt, maxKeys, windowMs, operations) => {
+        const window = new DedupeWindow({ maxKeys, windowMs });
+        const reference = new ReferenceWindow(windowMs, maxKeys);
+        let now = 0;
+        for (const { kind, key: n, advance } of operations) {
+          const key = `${salt}${n}`;
+          now += advance;
+          if (kind === 'delete') {
+            window.delete(key);
+            reference.delete(key);
+          } else {
+            expect(window.add(key, now)).toBe(reference.add(key, now));
+          }
+        }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('finds every remembered key after evictions, wherever the index placed it', () => {
+    // Small capacities make small indexes, where probe runs often cross the end of the table: evicting the
+    // oldest key must shift the rest of its run back without cutting any entry off.
+    let lost = 0;
+    for (let maxKeys = 1; maxKeys <= 8; maxKeys++) {
+      for (let trial = 0; trial < 300; trial++) {
+        const window = new DedupeWindow({ maxKeys });
+        const keys = Array.from({ length: maxKeys + 3 }, (_, i) => `${maxKeys}/${trial}/${i}`);
+        for (const key of keys) window.add(key, 0);
+        for (const key of keys.slice(-maxKeys)) if (window.add(key, 0)) lost++;
+      }
+    }
+    expect(lost).toBe(0);
+  });
+
+  it('keeps telling 100 000 distinct digests apart at its default capacity', () => {
+    const window = new DedupeWindow();
+    let refused = 0;
+    for (let i = 0; i < 100_000; i++) if (!window.add(bodyDigest(`body ${i}`), i)) refused++;
+    expect(refused).toBe(0);
+    // The last 10 000 are remembered, the ones before are forgotten.
+    expect(window.add(bodyDigest('body 99999'), 100_000)).toBe(false);
+    expect(window.add(bodyDigest('body 90000'), 100_000)).toBe(false);
+    expect(window.add(bodyDigest('body 89999'), 100_000)).toBe(true);
   });
 });
