@@ -19,8 +19,11 @@ export function nodeBodyReader(req: IncomingMessage): BodyReader {
       }
       const chunks: Buffer[] = [];
       let size = 0;
-      // The listeners stay once the promise settled: a settled promise ignores later calls, and removing
-      // four listeners from every request would cost more than leaving them to the request's garbage.
+      let settled = false;
+      const finish = (body: Buffer) => {
+        settled = true;
+        resolve(body);
+      };
       const onData = (chunk: Buffer) => {
         size += chunk.length;
         chunks.push(chunk);
@@ -28,13 +31,17 @@ export function nodeBodyReader(req: IncomingMessage): BodyReader {
           // Whatever drains the rest of the request afterwards must not pile it up here.
           req.off('data', onData);
           req.pause();
-          resolve(Buffer.concat(chunks, size));
+          finish(Buffer.concat(chunks, size));
         }
       };
+      // The listeners stay once the body is read: removing four from every request would cost more than
+      // leaving them to the request's garbage. 'close' comes after every request, so it checks first.
       req.on('data', onData);
-      req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+      req.on('end', () => finish(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
       req.on('error', reject);
-      req.on('close', () => reject(new Error('The connection closed before the body was complete.')));
+      req.on('close', () => {
+        if (!settled) reject(new Error('The connection closed before the body was complete.'));
+      });
     });
 }
 

@@ -230,11 +230,10 @@ function defer(job: Job): void {
   if (deferred.push(job) === 1) nextTurn(runDeferred);
 }
 
-/** A digest of the delivery's exact bytes (or text). */
-function digestOf(delivery: Delivery): string {
-  // Without stable text there is no digest to recognise a repeat by: such a delivery is never taken for one.
-  if (delivery.unserializable) return randomUUID();
-  return bodyDigest(delivery.bytes ?? delivery.rawBody);
+/** The delivery's idempotency key for an inbox, from its exact bytes (or text). */
+function keyOf(trigger: string, delivery: Delivery): string {
+  // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
+  return `${trigger}:${delivery.unserializable ? randomUUID() : bodyDigest(delivery.bytes ?? delivery.rawBody)}`;
 }
 
 function checkOptions(options: WebhooksOptions): void {
@@ -373,14 +372,15 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     if (!event) return refuse(error as WebhookError);
     if (error && rejectInvalid) return refuse(error);
 
-    const digest = dedupe || inbox ? digestOf(delivery) : '';
-    if (dedupe && !dedupe.add(digest)) {
+    // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
+    const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
+    if (dedupe && content !== undefined && !dedupe.add(content)) {
       logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
       return OK;
     }
     // An invalid payload is never queued: it goes to onError here.
     const enqueue = error ? undefined : options.enqueue;
-    if (enqueue || inbox) return commit(delivery, event, digest, enqueue, options.handlerTimeoutMs);
+    if (enqueue || inbox) return commit(delivery, event, content, enqueue, options.handlerTimeoutMs);
     return accept(delivery, event, options.handlerTimeoutMs);
   }
 
@@ -388,17 +388,17 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   async function commit(
     delivery: Delivery,
     event: ParsedWebhook,
-    digest: string,
+    content: string | Uint8Array | undefined,
     enqueue: HandleOptions['enqueue'],
     timeoutMs: number | undefined,
   ): Promise<WebhookResponse> {
     const { rawBody } = delivery;
-    const key = `${event.trigger}:${digest}`;
+    const key = inbox ? keyOf(event.trigger, delivery) : '';
     try {
       if (enqueue) await enqueue(event);
       else await inbox?.put({ key, event, rawBody, receivedAt: Date.now() });
     } catch (cause) {
-      dedupe?.delete(digest);
+      if (content !== undefined) dedupe?.delete(content);
       const [code, message] = enqueue
         ? (['enqueue_failed', 'The event could not be queued; retry later.'] as const)
         : (['inbox_failed', 'The event could not be stored; retry later.'] as const);
