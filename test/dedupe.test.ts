@@ -98,6 +98,25 @@ describe('DedupeWindow against a plain reference', () => {
     expect(lost).toBe(0);
   });
 
+  it('tells apart bodies that differ in one byte anywhere, read from any offset', () => {
+    const text = '{"trigger":"message_sent","data":{"id":"12345"}}xyz'; // not a multiple of 4 bytes long
+    for (const offset of [0, 1, 2, 3]) {
+      const backing = Buffer.alloc(text.length + 4);
+      backing.write(text, offset);
+      const body = backing.subarray(offset, offset + text.length);
+      const window = new DedupeWindow();
+      expect(window.add(body, 0)).toBe(true);
+      expect(window.add(Buffer.from(text), 0)).toBe(false); // same bytes, other buffer: a repeat
+      for (let i = 0; i < body.length; i++) {
+        const changed = Buffer.from(body);
+        changed[i] = (changed[i] as number) ^ 1;
+        expect(window.add(changed, 0), `byte ${i} changed`).toBe(true);
+        // The same content as text is the same delivery.
+        expect(window.add(changed.toString('latin1'), 0), `character ${i} changed`).toBe(false);
+      }
+    }
+  });
+
   it('keeps telling 100 000 distinct digests apart at its default capacity', () => {
     const window = new DedupeWindow();
     let refused = 0;
