@@ -1,6 +1,10 @@
 // A quick side-by-side of a few servers of servers.mjs while working on the receive path, in interleaved
 // rounds (medians; the first server is the base of the ratios). Not a replacement for `npm run bench`.
 //   npm run build && node bench/ab.mjs bare-node ours-node [seconds per round] [rounds]
+// Besides req/s it prints the server's CPU time per request (user + system, and user alone): less sensitive
+// to how busy the load generator was, and the minimum over rounds is the least disturbed figure on a shared
+// machine. AB_SCRIPT=<file in bench/> runs servers from another script speaking the same IPC protocol
+// (throwaway variants while bisecting a cost).
 import { startChild } from './lib/procs.mjs';
 const names = process.argv.slice(2).filter((a) => !/^\d+$/.test(a));
 const [seconds = 4, rounds = 3] = process.argv.slice(2).filter((a) => /^\d+$/.test(a)).map(Number);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { bodyDigest, DedupeWindow } from '../src/dedupe.js';
+import { createWebhooks } from '../src/index.js';
 
 describe('DedupeWindow', () => {
   it('refuses a key seen within the window and takes it again after', () => {
@@ -64,19 +65,19 @@ describe('DedupeWindow against a plain reference', () => {
         fc.integer({ min: 1, max: 200 }),
         fc.array(operation, { maxLength: 300 }),
         (salt, maxKeys, windowMs, operations) => {
-        const window = new DedupeWindow({ maxKeys, windowMs });
-        const reference = new ReferenceWindow(windowMs, maxKeys);
-        let now = 0;
-        for (const { kind, key: n, advance } of operations) {
-          const key = `${salt}${n}`;
-          now += advance;
-          if (kind === 'delete') {
-            window.delete(key);
-            reference.delete(key);
-          } else {
-            expect(window.add(key, now)).toBe(reference.add(key, now));
+          const window = new DedupeWindow({ maxKeys, windowMs });
+          const reference = new ReferenceWindow(windowMs, maxKeys);
+          let now = 0;
+          for (const { kind, key: n, advance } of operations) {
+            const key = `${salt}${n}`;
+            now += advance;
+            if (kind === 'delete') {
+              window.delete(key);
+              reference.delete(key);
+            } else {
+              expect(window.add(key, now)).toBe(reference.add(key, now));
+            }
           }
-        }
         },
       ),
       { numRuns: 500 },
@@ -126,5 +127,16 @@ describe('DedupeWindow against a plain reference', () => {
     expect(window.add(bodyDigest('body 99999'), 100_000)).toBe(false);
     expect(window.add(bodyDigest('body 90000'), 100_000)).toBe(false);
     expect(window.add(bodyDigest('body 89999'), 100_000)).toBe(true);
+  });
+});
+
+describe('the dedupe option', () => {
+  it('refuses capacities and windows that cannot work, naming the option', () => {
+    for (const dedupe of [{ maxKeys: 0 }, { maxKeys: 1.5 }, { maxKeys: 2 ** 30 }, { windowMs: 0 }, { windowMs: Number.NaN }]) {
+      expect(() => createWebhooks({ auth: false, dedupe })).toThrowError(
+        expect.objectContaining({ code: 'invalid_options', message: expect.stringMatching(/dedupe\.(maxKeys|windowMs)/) }),
+      );
+    }
+    expect(() => createWebhooks({ auth: false, dedupe: { maxKeys: 1, windowMs: 1 } })).not.toThrow();
   });
 });

@@ -391,3 +391,64 @@ describe('options', () => {
     expect(() => createWebhooks({ auth, handlerTimeoutMs: -5 })).toThrow(/handlerTimeoutMs/);
   });
 });
+
+describe('respond: the callback form adapters use', () => {
+  it('answers synchronously when the body is in memory, and runs handlers only after the answer', async () => {
+    const { webhooks } = receiver();
+    const order: string[] = [];
+    webhooks.on('message_sent', () => void order.push('handler'));
+    const responses: number[] = [];
+    webhooks.respond(request(fixture('message_sent')), (response) => {
+      order.push('send');
+      responses.push(response.status);
+    });
+    expect(responses).toEqual([200]); // before any await
+    expect(order).toEqual(['send']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual(['send', 'handler']);
+  });
+
+  it('sends exactly once for a body reader, a failing reader and a throwing one', async () => {
+    const { webhooks, errors } = receiver();
+    const sent = (body: unknown) =>
+      new Promise<number[]>((resolve) => {
+        const statuses: number[] = [];
+        webhooks.respond({ ...request(''), body } as never, (response) => {
+          statuses.push(response.status);
+          setTimeout(() => resolve(statuses), 20); // a second call would land in this time
+        });
+      });
+    expect(await sent(async () => fixture('message_sent'))).toEqual([200]);
+    expect(await sent(() => Promise.reject(new Error('socket reset')))).toEqual([400]);
+    expect(
+      await sent(() => {
+        throw new Error('no stream');
+      }),
+    ).toEqual([400]);
+    expect(errors.map((error) => error.code)).toEqual(['invalid_json', 'invalid_json']);
+  });
+
+  it('waits for enqueue before answering, and hands done to whoever asks', async () => {
+    const { webhooks } = receiver();
+    let queued!: () => void;
+    const enqueue = () => new Promise<void>((resolve) => (queued = resolve));
+    const statuses: number[] = [];
+    webhooks.respond(request(fixture('message_sent')), (response) => void statuses.push(response.status), { enqueue });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(statuses).toEqual([]);
+    queued();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(statuses).toEqual([200]);
+
+    let finish!: () => void;
+    webhooks.on('message_sent', () => new Promise<void>((resolve) => (finish = resolve)));
+    const response = await webhooks.handle(request(fixture('message_sent').replace('"id"', '"id" ')));
+    let settled = false;
+    void response.done.then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    finish();
+    await response.done;
+    expect(settled).toBe(true);
+  });
+});
