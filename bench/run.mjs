@@ -134,7 +134,7 @@ async function measureRun(server, loadgen, { seconds, amount, connections, pids 
   const reply = await loadgen.call({ type: 'run', port: server.port, kind: server.kind, connections, ...(amount ? { amount } : { duration: seconds }) });
   const cpuAfter = snapshot(pids);
   if (reply.error) throw new Error(`load generator: ${reply.error}`);
-  // Handlers run after the answer (setImmediate): let the last ones finish before counting.
+  // Handlers run after the answer (next tick): let the last ones finish before counting.
   await sleep(150);
   const after = (await server.call({ type: 'stats' })).stats;
   const r = reply.result;

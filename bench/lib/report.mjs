@@ -123,7 +123,7 @@ export function markdownReport(result, rows) {
     const { bare, ours } = result.lambda.summary;
     lines.push(
       `Lambda, per invocation: bare ${bare.usPerInvocation.toFixed(1)} µs, lambdaHandler ${ours.usPerInvocation.toFixed(1)} µs ` +
-        `(+${(ours.usPerInvocation - bare.usPerInvocation).toFixed(1)} µs; lambdaHandler also waits for the handlers, which the receiver starts with setImmediate after the answer).`,
+        `(+${(ours.usPerInvocation - bare.usPerInvocation).toFixed(1)} µs; lambdaHandler also waits for the handlers, which the receiver starts on the next tick after the answer).`,
       '',
     );
   }
