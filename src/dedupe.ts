@@ -29,11 +29,11 @@ export function bodyDigest(rawBody: string | Uint8Array): string {
 /**
  * The window remembers a 96-bit fingerprint of each delivery's exact content rather than the content or a
  * string key: two multiplicative (FNV-style) lanes over its 32-bit words (text as UTF-8), each seeded at
- * random per window and finished with murmur3's mixer, plus its length. The lanes are computed in JS: in a server, SHA-1 through
- * node:crypto cost several microseconds a request (profiled; the micro benchmark's 0.8 µs hides OpenSSL's
- * cold set-up), the lanes a fraction of that, and the window needs no cryptographic strength: two different
- * deliveries of the same length share both lanes by a chance near 2^-64, and the seeds are unknown outside
- * the process.
+ * random per window and finished with murmur3's mixer, plus its length. The lanes are computed in JS: in a
+ * server, SHA-1 through node:crypto cost several microseconds a request (the micro benchmark's 0.8 µs hides
+ * OpenSSL's per-call set-up running cold between requests), the lanes a fraction of that, and the window
+ * needs no cryptographic strength: two different deliveries of the same length share both lanes by a chance
+ * near 2^-64, and the seeds are unknown outside the process.
  *
  * Everything lives in typed arrays: remembered strings would each outlive the young generation and be
  * copied on their way to the old one. Layout: a ring of slots, oldest first (fingerprint, time first
@@ -44,9 +44,10 @@ export function bodyDigest(rawBody: string | Uint8Array): string {
 export class DedupeWindow {
   readonly #windowMs: number;
   readonly #maxKeys: number;
-  readonly #a: Int32Array;
-  readonly #b: Int32Array;
-  readonly #c: Int32Array;
+  /** Per slot: the fingerprint's two lanes and the content's length. */
+  readonly #laneA: Int32Array;
+  readonly #laneB: Int32Array;
+  readonly #length: Int32Array;
   readonly #times: Float64Array;
   /** 0 for a slot whose key was deleted: its turn in the ring comes, but it is no longer in the index. */
   readonly #live: Uint8Array;
@@ -56,18 +57,18 @@ export class DedupeWindow {
   #oldest = 0;
   #count = 0;
   /** The fingerprint of the last content given to #fingerprint. */
-  #fa = 0;
-  #fb = 0;
-  #fc = 0;
+  #fpA = 0;
+  #fpB = 0;
+  #fpLength = 0;
   readonly #seedA = randomSeed();
   readonly #seedB = randomSeed();
 
   constructor({ windowMs = 10 * 60_000, maxKeys = 10_000 }: DedupeOptions = {}) {
     this.#windowMs = windowMs;
     this.#maxKeys = maxKeys;
-    this.#a = new Int32Array(maxKeys);
-    this.#b = new Int32Array(maxKeys);
-    this.#c = new Int32Array(maxKeys);
+    this.#laneA = new Int32Array(maxKeys);
+    this.#laneB = new Int32Array(maxKeys);
+    this.#length = new Int32Array(maxKeys);
     this.#times = new Float64Array(maxKeys);
     this.#live = new Uint8Array(maxKeys);
     // At most half full, so that probe runs stay short.
@@ -84,13 +85,13 @@ export class DedupeWindow {
     if (this.#find() !== -1) return false;
     if (this.#count === this.#maxKeys) this.#forgetOldest();
     const slot = (this.#oldest + this.#count) % this.#maxKeys;
-    this.#a[slot] = this.#fa;
-    this.#b[slot] = this.#fb;
-    this.#c[slot] = this.#fc;
+    this.#laneA[slot] = this.#fpA;
+    this.#laneB[slot] = this.#fpB;
+    this.#length[slot] = this.#fpLength;
     this.#times[slot] = now;
     this.#live[slot] = 1;
     this.#count++;
-    let place = this.#fa & this.#mask;
+    let place = this.#fpA & this.#mask;
     while (this.#index[place] !== 0) place = (place + 1) & this.#mask;
     this.#index[place] = slot + 1;
     return true;
@@ -126,19 +127,19 @@ export class DedupeWindow {
       a = Math.imul(a ^ byte, 0x01000193);
       b = Math.imul(b ^ byte, 0x5bd1e995);
     }
-    this.#fa = finalize(a);
-    this.#fb = finalize(b);
-    this.#fc = bytes.length;
+    this.#fpA = finalize(a);
+    this.#fpB = finalize(b);
+    this.#fpLength = bytes.length;
   }
 
   /** The index place holding the current fingerprint, or -1. */
   #find(): number {
-    let place = this.#fa & this.#mask;
+    let place = this.#fpA & this.#mask;
     for (;;) {
       const entry = this.#index[place] as number;
       if (entry === 0) return -1;
       const slot = entry - 1;
-      if (this.#a[slot] === this.#fa && this.#b[slot] === this.#fb && this.#c[slot] === this.#fc) return place;
+      if (this.#laneA[slot] === this.#fpA && this.#laneB[slot] === this.#fpB && this.#length[slot] === this.#fpLength) return place;
       place = (place + 1) & this.#mask;
     }
   }
@@ -153,7 +154,7 @@ export class DedupeWindow {
       next = (next + 1) & mask;
       const entry = index[next] as number;
       if (entry === 0) break;
-      const home = (this.#a[entry - 1] as number) & mask;
+      const home = (this.#laneA[entry - 1] as number) & mask;
       // The entry may move into the hole only if its home is not inside (hole, next].
       const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next;
       if (!stays) {
@@ -168,7 +169,7 @@ export class DedupeWindow {
     const slot = this.#oldest;
     if (this.#live[slot] === 1) {
       this.#live[slot] = 0;
-      let place = (this.#a[slot] as number) & this.#mask;
+      let place = (this.#laneA[slot] as number) & this.#mask;
       while (this.#index[place] !== slot + 1) place = (place + 1) & this.#mask;
       this.#unindex(place);
     }

@@ -283,9 +283,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const inFlight = new InFlight();
 
   /** Runs `work` after the response; the response's `done` settles once it has, whatever happens. */
-  function later(status: number, body: string, headers: Readonly<Record<string, string>>, work: Job): WebhookResponse {
-    defer(work);
-    return new JobResponse(status, headers, body, work);
+  function later(status: number, body: string, headers: Readonly<Record<string, string>>, job: Job): WebhookResponse {
+    defer(job);
+    return new JobResponse(status, headers, body, job);
   }
 
   function reply(status: number, body: string, headers?: Record<string, string>): WebhookResponse {
