@@ -282,7 +282,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   let closing = false;
   const inFlight = new InFlight();
 
-  /** Runs `work` after the response; the response's `done` settles once it has, whatever happens. */
+  /** Starts the job after the response; the response's `done` settles once the job has, whatever happens. */
   function later(status: number, body: string, headers: Readonly<Record<string, string>>, job: Job): WebhookResponse {
     defer(job);
     return new JobResponse(status, headers, body, job);
