@@ -17,6 +17,8 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/fetch': ['fetchHandler'],
   'chat-webhooks/node': ['nodeMiddleware'],
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
+  'chat-webhooks/sqlite': ['sqliteInbox'],
+  'chat-webhooks/redis': ['redisInbox'],
 };
 
 describe('published package', () => {
