@@ -31,7 +31,7 @@
  * the same way), handler dispatch and error reporting (the worker's), idempotency keys (the receiver derives
  * them), and any notion of ordering between entries (none is promised).
  */
-import type { ParsedWebhook } from '../events.js';
+import type { ParsedWebhook } from '../events/index.js';
 
 /** Where an entry is in its life. */
 export type InboxState = 'pending' | 'running' | 'done' | 'dead';

@@ -27,9 +27,9 @@
  * `everysec` (Redis's default) may lose the last second of acknowledged events on a power cut or a kill of
  * Redis itself; and `maxmemory-policy noeviction`, or Redis may evict jobs and markers under memory pressure.
  */
-import { createHash } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import { digest } from '../platform/digest.js';
 import {
   checkState,
   DEFAULT_DURABLE_WINDOW_MS,
@@ -75,7 +75,7 @@ interface JobData {
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
 
 /** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
-const hashOf = (key: string): string => createHash('sha256').update(key).digest('base64url');
+const hashOf = (key: string): string => digest('sha256', key, 'base64');
 const jobIdOf = (key: string): string => `k_${hashOf(key)}`;
 
 function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
