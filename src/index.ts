@@ -1,4 +1,15 @@
-export { createWebhooks, parseWebhook, safeParseWebhook, WebhookError, verifyBasicAuth, createBasicAuthVerifier } from './receive/index.js';
+export {
+  createWebhooks,
+  idempotencyKey,
+  parseWebhook,
+  safeParseWebhook,
+  WebhookError,
+  verifyBasicAuth,
+  createBasicAuthVerifier,
+} from './receive/index.js';
+export { createWorker } from './inbox/worker.js';
+export { memoryInbox } from './inbox/memory.js';
+export type { MemoryInboxOptions } from './inbox/memory.js';
 export type {
   BasicAuthCredentials,
   BasicAuthOption,
@@ -7,19 +18,33 @@ export type {
   CloseOptions,
   CloseResult,
   DedupeOptions,
+  DuplicateContext,
   HandleOptions,
+  HandlerContext,
+  HandlerRegistry,
   HeaderSource,
+  IdempotencyKeys,
+  Inbox,
+  InboxClaim,
   InboxEntry,
+  InboxListing,
+  InboxState,
+  InboxStats,
+  ListOptions,
+  PutResult,
+  ReceiveOutcome,
+  RetryOptions,
   SafeParseResult,
   WebhookBody,
   WebhookErrorCode,
   WebhookErrorDetails,
-  WebhookInbox,
   WebhookLogger,
   WebhookRequest,
   WebhookResponse,
   Webhooks,
   WebhooksOptions,
+  Worker,
+  WorkerOptions,
 } from './receive/index.js';
 export { triggers, isKnownTrigger, registry } from './events/index.js';
 export type {

@@ -12,6 +12,7 @@ export type WebhookErrorCode =
   | 'unknown_trigger'
   | 'handler_failed'
   | 'handler_timeout'
+  | 'handler_interrupted'
   | 'inbox_failed'
   | 'enqueue_failed'
   | 'shutting_down'
@@ -30,6 +31,7 @@ const statusOf: Record<WebhookErrorCode, number> = {
   unknown_trigger: 200,
   handler_failed: 500,
   handler_timeout: 500,
+  handler_interrupted: 500,
   inbox_failed: 503,
   enqueue_failed: 503,
   shutting_down: 503,
@@ -45,6 +47,12 @@ export interface WebhookErrorDetails {
   /** The parsed envelope, when parsing got that far. */
   event?: unknown;
   cause?: unknown;
+  /** The event's idempotency key, for failures of a stored event. */
+  key?: string;
+  /** For handler failures in a worker: which attempt failed (1 is the first run). */
+  attempt?: number;
+  /** For handler failures in a worker: whether the event will be tried again (false: it is dead). */
+  willRetry?: boolean;
 }
 
 /** Every failure the library reports, thrown or handed to `onError`. */
@@ -55,6 +63,9 @@ export class WebhookError extends Error {
   readonly issues?: z.core.$ZodIssue[];
   readonly rawBody?: string | Uint8Array;
   readonly event?: unknown;
+  readonly key?: string;
+  readonly attempt?: number;
+  readonly willRetry?: boolean;
 
   constructor(code: WebhookErrorCode, message: string, details: WebhookErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -63,5 +74,8 @@ export class WebhookError extends Error {
     if (details.issues) this.issues = details.issues;
     if (details.rawBody !== undefined) this.rawBody = details.rawBody;
     if (details.event !== undefined) this.event = details.event;
+    if (details.key !== undefined) this.key = details.key;
+    if (details.attempt !== undefined) this.attempt = details.attempt;
+    if (details.willRetry !== undefined) this.willRetry = details.willRetry;
   }
 }

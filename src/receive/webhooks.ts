@@ -3,11 +3,15 @@
  * following the status table of DESIGN.md.
  */
 import { randomUUID } from 'node:crypto';
+import { isKnownTrigger, type ParsedWebhook } from '../events/index.js';
+import type { Inbox } from '../inbox/port.js';
 import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
-import { bodyDigest, DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
-import { ANY, Dispatcher, isThenable, UNKNOWN, type AnyHandler } from './dispatch.js';
+import { Consumer, consumerSettings, type WorkerOptions } from './consume.js';
+import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
+import { Dispatcher, isThenable, type HandlerContext, type Outcome } from './dispatch.js';
 import { WebhookError } from './errors.js';
-import type { EventOf, ParsedWebhook, UnknownWebhookEvent } from '../events/index.js';
+import { forwardingInbox, type Enqueue } from './forward.js';
+import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import {
   isJsonContentType,
   isRepeatedHeader,
@@ -15,10 +19,11 @@ import {
   type WebhookRequest,
   type WebhookResponse,
 } from './http.js';
+import { keyFunction, type IdempotencyKeys } from './idempotency.js';
+import { CommitTimeout, Intake } from './intake.js';
+import { defer, InFlight, Job, JobResponse } from './jobs.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
-import type { WebhookInbox } from './inbox.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
-import { isKnownTrigger, type Trigger } from '../events/index.js';
 
 export interface WebhooksOptions {
   /**
@@ -33,12 +38,27 @@ export interface WebhooksOptions {
    * 200 so the platform does not retry a payload that will never pass, `'reject'` answers 400.
    */
   invalidPayload?: 'accept' | 'reject';
-  /** Repeats of a delivery within the window are answered 200 without running handlers. `false` turns it off. */
+  /**
+   * Without an inbox: repeats of a delivery within the window are answered 200 without running handlers
+   * (in memory, this process only). `false` turns it off. With an inbox, the inbox's window decides.
+   */
   dedupe?: DedupeOptions | false;
   /** A handler still running after this many milliseconds is reported to onError. Default 30 000; 0 turns it off. */
   handlerTimeoutMs?: number;
-  /** Commit each event durably before acknowledging it. */
-  inbox?: WebhookInbox;
+  /**
+   * Store each event in this inbox before answering 200 (`sqliteInbox`, `redisInbox`, `memoryInbox`): a
+   * duplicate within the inbox's window is answered 200 and reaches onDuplicate only; a failed or slow
+   * commit is answered 503 with Retry-After and reaches onError (`inbox_failed`).
+   */
+  inbox?: Inbox;
+  /** With an inbox: run the handlers in this process (default `true`); `false` only receives. */
+  consume?: boolean;
+  /** With an inbox and `consume`: the in-process worker's settings (see `createWorker`). */
+  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs'>;
+  /** With an inbox: a commit that takes longer is answered 503 (the platform waits about 2 s). Default 2 000 ms. */
+  commitTimeoutMs?: number;
+  /** Per-trigger idempotency keys replacing the documented ones (see README, "Idempotency keys"). */
+  idempotencyKeys?: IdempotencyKeys;
   /** pino-compatible. Default: warnings and errors on the console. Never given credentials or message bodies. */
   logger?: WebhookLogger;
 }
@@ -47,9 +67,10 @@ export interface WebhooksOptions {
 export interface HandleOptions {
   /**
    * Hand each accepted event to this function (a queue send, say) instead of running the handlers here;
-   * the 200 is sent once it resolved, and a rejection is answered 503 so the platform retries.
+   * the 200 is sent once it resolved, and a rejection is answered 503 so the platform retries. It is an
+   * inbox that forwards (see src/receive/forward.ts): the same commit path as `inbox`.
    */
-  enqueue?: (event: ParsedWebhook) => Promise<unknown>;
+  enqueue?: Enqueue;
   /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
   handlerTimeoutMs?: number;
 }
@@ -66,20 +87,26 @@ export interface CloseResult {
   abandoned: number;
 }
 
-export interface Webhooks {
-  /** Handles one trigger, or several: the handler gets the event typed by trigger. */
-  on<T extends Trigger>(trigger: T | readonly T[], handler: (event: EventOf<T>) => unknown): this;
-  /** Handles every accepted event, known or not. */
-  onAny(handler: (event: ParsedWebhook) => unknown): this;
-  /** Handles events whose trigger this version does not know. */
-  onUnknown(handler: (event: UnknownWebhookEvent) => unknown): this;
-  /** Receives every failure: rejected requests, invalid payloads, failed or overdue handlers. */
-  onError(handler: (error: WebhookError) => unknown): this;
-  /** Removes a handler: from one trigger or several, or from everything it was registered for. */
-  off(trigger: Trigger | readonly Trigger[], handler: (event: never) => unknown): this;
-  off(handler: ((event: never) => unknown) | ((error: WebhookError) => unknown)): this;
-  /** Dispatches an already-parsed event (from a queue, say); settles when its handlers have. */
-  receive(event: ParsedWebhook): Promise<void>;
+/** What onDuplicate handlers learn about a repeated delivery. */
+export interface DuplicateContext {
+  key: string;
+  receivedAt: number;
+}
+
+/** How the handlers of one event went: `failures` is empty when every handler succeeded. */
+export interface ReceiveOutcome {
+  ok: boolean;
+  failures: readonly WebhookError[];
+}
+
+export interface Webhooks extends HandlerRegistry {
+  /** Called for each repeated delivery that was answered 200 without running handlers (inbox or dedupe window). */
+  onDuplicate(handler: (event: ParsedWebhook, context: DuplicateContext) => unknown): this;
+  /**
+   * Dispatches an already-parsed event (from a queue, say); resolves once its handlers have, with the
+   * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
+   */
+  receive(event: ParsedWebhook, context?: Partial<HandlerContext>): Promise<ReceiveOutcome>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
@@ -87,7 +114,7 @@ export interface Webhooks {
    * memory unless an `enqueue` or inbox must be awaited. `send` is called exactly once.
    */
   respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
-  /** Stops taking requests (503) and waits for running handlers up to a deadline. */
+  /** Stops taking requests (503), stops the in-process worker, and waits for running handlers up to a deadline. */
   close(options?: CloseOptions): Promise<CloseResult>;
   /** The body size limit adapters enforce while reading. */
   readonly maxBodyBytes: number;
@@ -95,6 +122,7 @@ export interface Webhooks {
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const RESOLVED = Promise.resolve();
+const DEFAULT_COMMIT_TIMEOUT_MS = 2000;
 const NO_OPTIONS: HandleOptions = {};
 /** Shared by every response that adds no header of its own: adapters only read response headers. */
 const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
@@ -102,125 +130,6 @@ const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
 const RETRY_LATER = { 'retry-after': '5' };
 /** The answer to a repeat or a queued event: nothing runs after it. */
 const OK: WebhookResponse = Object.freeze({ status: 200, headers: TEXT, body: 'OK', done: RESOLVED });
-
-/**
- * Work acknowledged and not yet finished: an event's handlers, or onError's report of a refusal. Jobs are
- * linked into their receiver's in-flight list from creation to end, for close(): a list rather than a Set,
- * whose add-then-delete on every request keeps rehashing it. A job's `done` promise is made only when
- * someone asks (Lambda and fetch adapters do, node:http never does), which spares one per request.
- */
-class Job {
-  #finished = false;
-  #done?: Promise<void>;
-  #resolve?: () => void;
-  previous: Job | undefined;
-  next: Job | undefined;
-
-  constructor(
-    readonly event: ParsedWebhook | undefined,
-    private readonly work: () => Promise<void> | undefined,
-    private readonly list: InFlight,
-  ) {
-    list.add(this);
-  }
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  get done(): Promise<void> {
-    if (this.#finished) return RESOLVED;
-    return (this.#done ??= new Promise<void>((resolve) => (this.#resolve = resolve)));
-  }
-
-  start(): void {
-    let running: Promise<void> | undefined;
-    try {
-      running = this.work();
-    } catch {
-      // Only a throwing logger gets here: the work itself reports every failure.
-    }
-    if (running) {
-      const end = () => this.#end();
-      running.then(end, end);
-    } else {
-      this.#end();
-    }
-  }
-
-  #end(): void {
-    this.#finished = true;
-    this.list.remove(this);
-    this.#resolve?.();
-  }
-}
-
-/** A receiver's unfinished jobs, newest last. */
-class InFlight {
-  #first: Job | undefined;
-  #last: Job | undefined;
-
-  add(job: Job): void {
-    job.previous = this.#last;
-    if (this.#last) this.#last.next = job;
-    else this.#first = job;
-    this.#last = job;
-  }
-
-  remove(job: Job): void {
-    if (job.previous) job.previous.next = job.next;
-    else this.#first = job.next;
-    if (job.next) job.next.previous = job.previous;
-    else this.#last = job.previous;
-    job.previous = job.next = undefined;
-  }
-
-  toArray(): Job[] {
-    const jobs: Job[] = [];
-    for (let job = this.#first; job; job = job.next) jobs.push(job);
-    return jobs;
-  }
-}
-
-/** A response whose `done` is its job's. */
-class JobResponse implements WebhookResponse {
-  constructor(
-    readonly status: number,
-    readonly headers: Readonly<Record<string, string>>,
-    readonly body: string,
-    private readonly job: Job,
-  ) {}
-
-  get done(): Promise<void> {
-    return this.job.done;
-  }
-}
-
-/**
- * Starts jobs after the adapter has sent the response. The response is sent synchronously or in promise
- * jobs; node's next tick comes once those have drained, so handlers start right after the write, in the
- * same turn of the event loop. Elsewhere a zero timer does the same. Jobs queued in one tick share one
- * callback.
- */
-let deferred: Job[] = [];
-const nodeProcess = (globalThis as { process?: { nextTick?: (run: () => void) => void } }).process;
-const nextTurn: (run: () => void) => void =
-  typeof nodeProcess?.nextTick === 'function' ? (run) => nodeProcess.nextTick?.(run) : (run) => setTimeout(run, 0);
-function runDeferred(): void {
-  const jobs = deferred;
-  deferred = [];
-  // Each job guards itself, so one cannot stop the others.
-  for (const job of jobs) job.start();
-}
-function defer(job: Job): void {
-  if (deferred.push(job) === 1) nextTurn(runDeferred);
-}
-
-/** The delivery's idempotency key for an inbox, from its exact bytes (or text). */
-function keyOf(trigger: string, delivery: Delivery): string {
-  // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
-  return `${trigger}:${delivery.unserializable ? randomUUID() : bodyDigest(delivery.bytes ?? delivery.rawBody)}`;
-}
 
 function checkOptions(options: WebhooksOptions): void {
   if (options === null || typeof options !== 'object') {
@@ -252,6 +161,41 @@ function checkOptions(options: WebhooksOptions): void {
   if (invalidPayload !== undefined && invalidPayload !== 'accept' && invalidPayload !== 'reject') {
     throw new WebhookError('invalid_options', "`invalidPayload` must be 'accept' or 'reject'.");
   }
+  const { inbox, commitTimeoutMs } = options;
+  if (inbox !== undefined && (typeof inbox !== 'object' || typeof inbox.put !== 'function' || typeof inbox.claim !== 'function')) {
+    throw new WebhookError('invalid_options', '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+  }
+  if (commitTimeoutMs !== undefined && !(commitTimeoutMs > 0)) {
+    throw new WebhookError('invalid_options', '`commitTimeoutMs` must be a positive number of milliseconds.');
+  }
+}
+
+/** The body as text for an inbox (it arrived as text or as valid UTF-8 bytes: parsing checked). */
+const textOf = (rawBody: string | Uint8Array): string => (typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody));
+
+/** A context whose key is computed only if a handler reads it: the fast path does not pay for a digest. */
+class FirstRunContext implements HandlerContext {
+  readonly attempt = 1;
+  readonly receivedAt: number;
+  #key?: string;
+  readonly #keyOf: () => string;
+  constructor(keyOf: () => string, receivedAt: number) {
+    this.#keyOf = keyOf;
+    this.receivedAt = receivedAt;
+  }
+  get key(): string {
+    return (this.#key ??= this.#keyOf());
+  }
+}
+
+/** Turns an inbox's failure into the error onError gets, with the event and its raw body. */
+function commitFailure(cause: unknown, event: ParsedWebhook, rawBody: string): WebhookError {
+  if (cause instanceof WebhookError) return new WebhookError(cause.code, cause.message, { cause: (cause as Error).cause ?? cause, event, rawBody });
+  const message =
+    cause instanceof CommitTimeout
+      ? `The event could not be stored in time (${cause.message}); retry later.`
+      : 'The event could not be stored; retry later.';
+  return new WebhookError('inbox_failed', message, { cause, event, rawBody });
 }
 
 /** Creates a receiver. */
@@ -261,9 +205,20 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const rejectInvalid = options.invalidPayload === 'reject';
   const logger = options.logger ?? consoleLogger;
   const verify: BasicAuthVerifier | undefined = options.auth === false ? undefined : createBasicAuthVerifier(options.auth);
-  const dedupe = options.dedupe === false ? undefined : new DedupeWindow(options.dedupe);
   const { inbox } = options;
-  const dispatcher = new Dispatcher({ handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000, logger });
+  // With an inbox, the inbox owns "seen before"; the in-memory window is the fast path's.
+  const dedupe = options.dedupe === false || inbox ? undefined : new DedupeWindow(options.dedupe);
+  const handlerTimeoutMs = options.handlerTimeoutMs ?? 30_000;
+  const dispatcher = new Dispatcher({ handlerTimeoutMs, logger });
+  const keyOf = keyFunction(options.idempotencyKeys);
+  const intake = new Intake(options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS);
+  const duplicateHandlers = new Set<(event: ParsedWebhook, context: DuplicateContext) => unknown>();
+  const forwarders = new WeakMap<Enqueue, Inbox>();
+  const consumer =
+    inbox && options.consume !== false
+      ? new Consumer(consumerSettings({ ...options.worker, inbox, handlerTimeoutMs, logger }), dispatcher)
+      : undefined;
+  consumer?.start();
 
   let closing = false;
   const inFlight = new InFlight();
@@ -306,8 +261,54 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   function accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): WebhookResponse {
     const { error, known, rawBody } = delivery;
     const text = typeof rawBody === 'string' ? rawBody : undefined;
-    const work = error ? () => dispatcher.report(error) : () => dispatcher.dispatch(event, known, text, timeoutMs);
+    const work = error
+      ? () => dispatcher.report(error)
+      : () => {
+          const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), Date.now());
+          return settled(dispatcher.dispatch(event, known, text, timeoutMs, context));
+        };
     return later(200, 'OK', TEXT, new Job(event, work, inFlight));
+  }
+
+  /** Stores the event in the inbox (or forwards it), then answers: 200, 200 for a duplicate, or 503. */
+  function commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
+    const rawBody = textOf(delivery.rawBody);
+    // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
+    const key = keyOf(event, delivery.unserializable ? randomUUID() : (delivery.bytes ?? rawBody));
+    const receivedAt = Date.now();
+    return intake.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }).then(
+      (result) => (result === 'stored' ? OK : duplicate(event, { key, receivedAt })),
+      (cause: unknown) => refuse(commitFailure(cause, event, rawBody), RETRY_LATER),
+    );
+  }
+
+  /** Answers a repeat 200; onDuplicate handlers run after the response. */
+  function duplicate(event: ParsedWebhook, context: DuplicateContext): WebhookResponse {
+    logger.debug?.({ trigger: event.trigger, key: context.key }, 'Ignored a repeated delivery.');
+    if (duplicateHandlers.size === 0) return OK;
+    return later(200, 'OK', TEXT, new Job(event, () => runDuplicateHandlers(event, context), inFlight));
+  }
+
+  function runDuplicateHandlers(event: ParsedWebhook, context: DuplicateContext): Promise<void> | undefined {
+    const pending: Promise<unknown>[] = [];
+    for (const handler of duplicateHandlers) {
+      const failed = (cause: unknown) =>
+        dispatcher.report(new WebhookError('handler_failed', `An onDuplicate handler failed: ${String(cause)}`, { cause, event }));
+      try {
+        const result = handler(event, context);
+        if (isThenable(result)) pending.push(Promise.resolve(result).catch(failed));
+      } catch (cause) {
+        const reporting = failed(cause);
+        if (reporting) pending.push(reporting);
+      }
+    }
+    return pending.length > 0 ? Promise.all(pending).then(() => undefined) : undefined;
+  }
+
+  function forwarder(enqueue: Enqueue): Inbox {
+    let forwarding = forwarders.get(enqueue);
+    if (!forwarding) forwarders.set(enqueue, (forwarding = forwardingInbox(enqueue)));
+    return forwarding;
   }
 
   /** The checks made on the headers alone, before any of the body is read. */
@@ -358,42 +359,17 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     if (!event) return refuse(error as WebhookError);
     if (error && rejectInvalid) return refuse(error);
 
+    // An invalid payload is never stored: it goes to onError here.
+    const target = error ? undefined : options.enqueue ? forwarder(options.enqueue) : inbox;
+    if (target) return commit(target, delivery, event);
+
     // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
     const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
     if (dedupe && content !== undefined && !dedupe.add(content)) {
       logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
-      return OK;
+      return duplicateHandlers.size === 0 ? OK : duplicate(event, { key: keyOf(event, content), receivedAt: Date.now() });
     }
-    // An invalid payload is never queued: it goes to onError here.
-    const enqueue = error ? undefined : options.enqueue;
-    if (enqueue || inbox) return commit(delivery, event, content, enqueue, options.handlerTimeoutMs);
     return accept(delivery, event, options.handlerTimeoutMs);
-  }
-
-  /** Hands the event to `enqueue`, or stores it in the inbox, before acknowledging it. */
-  async function commit(
-    delivery: Delivery,
-    event: ParsedWebhook,
-    content: string | Uint8Array | undefined,
-    enqueue: HandleOptions['enqueue'],
-    timeoutMs: number | undefined,
-  ): Promise<WebhookResponse> {
-    const { rawBody } = delivery;
-    const key = inbox ? keyOf(event.trigger, delivery) : '';
-    try {
-      if (enqueue) await enqueue(event);
-      else await inbox?.put({ key, event, rawBody, receivedAt: Date.now() });
-    } catch (cause) {
-      if (content !== undefined) dedupe?.delete(content);
-      const [code, message] = enqueue
-        ? (['enqueue_failed', 'The event could not be queued; retry later.'] as const)
-        : (['inbox_failed', 'The event could not be stored; retry later.'] as const);
-      return refuse(new WebhookError(code, message, { cause, event, rawBody }), RETRY_LATER);
-    }
-    if (enqueue) return OK;
-    const response = accept(delivery, event, timeoutMs);
-    if (inbox?.ack) response.done.then(() => inbox.ack?.(key)).catch(() => undefined);
-    return response;
   }
 
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
@@ -409,45 +385,30 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
 
   const webhooks: Webhooks = {
     maxBodyBytes,
-    on(trigger, handler) {
-      for (const name of typeof trigger === 'string' ? [trigger] : trigger) {
-        if (!isKnownTrigger(name)) {
-          throw new WebhookError('invalid_options', `Unknown trigger "${name}"; use onUnknown for triggers this version does not know.`);
-        }
-        dispatcher.on(name, handler as AnyHandler);
-      }
+    ...registrationMethods<Webhooks>(dispatcher),
+    onDuplicate(handler) {
+      duplicateHandlers.add(handler);
       return this;
     },
-    onAny(handler) {
-      dispatcher.on(ANY, handler as AnyHandler);
-      return this;
-    },
-    onUnknown(handler) {
-      dispatcher.on(UNKNOWN, handler as AnyHandler);
-      return this;
-    },
-    onError(handler) {
-      dispatcher.onError(handler);
-      return this;
-    },
-    off(triggerOrHandler: unknown, maybeHandler?: unknown) {
-      if (typeof triggerOrHandler === 'function') {
-        dispatcher.offEverywhere(triggerOrHandler as AnyHandler);
-      } else {
-        const names = typeof triggerOrHandler === 'string' ? [triggerOrHandler] : (triggerOrHandler as string[]);
-        for (const name of names) dispatcher.off(name, maybeHandler as AnyHandler);
-      }
-      return this;
-    },
-    receive(event) {
-      const job = new Job(event, () => dispatcher.dispatch(event, isKnownTrigger(event)), inFlight);
+    receive(event, context = {}) {
+      let outcome: Outcome = [];
+      const run = new FirstRunContext(() => context.key ?? keyOf(event), context.receivedAt ?? Date.now());
+      const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
+      const work = () => {
+        const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), undefined, undefined, full);
+        if (!isThenable(result)) return void (outcome = result);
+        return result.then((failures) => void (outcome = failures));
+      };
+      const job = new Job(event, work, inFlight);
       defer(job);
-      return job.done;
+      return job.done.then(() => ({ ok: outcome.length === 0, failures: outcome }));
     },
     handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
     respond,
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
       closing = true;
+      // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
+      await consumer?.close();
       const pending = inFlight.toArray();
       let timer: ReturnType<typeof setTimeout> | undefined;
       const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
@@ -467,6 +428,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     },
   };
   return webhooks;
+}
+
+/** A dispatch's outcome as job work: nothing to wait for when it finished synchronously. */
+function settled(outcome: Outcome | Promise<Outcome>): Promise<void> | undefined {
+  return isThenable(outcome) ? (outcome as Promise<Outcome>).then(() => undefined) : undefined;
 }
 
 /** Whether a body is longer than the limit in UTF-8 bytes. A pre-parsed body's size is unknown: it passes. */
