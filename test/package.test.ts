@@ -10,7 +10,7 @@ const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 
 const promised: Record<string, string[]> = {
-  'chat-webhooks': ['createWebhooks', 'parseWebhook', 'safeParseWebhook', 'triggers', 'isKnownTrigger', 'WebhookError', 'verifyBasicAuth'],
+  'chat-webhooks': ['createWebhooks', 'createWorker', 'memoryInbox', 'idempotencyKey', 'parseWebhook', 'safeParseWebhook', 'triggers', 'isKnownTrigger', 'WebhookError', 'verifyBasicAuth'],
   'chat-webhooks/express': ['expressMiddleware'],
   'chat-webhooks/fastify': ['fastifyWebhooks'],
   'chat-webhooks/lambda': ['lambdaHandler'],
