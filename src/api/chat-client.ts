@@ -6,7 +6,7 @@
  * everything else the service sends is kept.
  */
 import { z } from 'zod';
-import { user } from '../records.js';
+import { user } from '../events/records.js';
 import { type RegionInput, chatBaseUrl, checkBaseUrl, checkSecret } from './base-url.js';
 import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
 
