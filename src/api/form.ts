@@ -5,7 +5,8 @@
  * a checkbox and `text` on a label; a button has its text and an action; `urlNavigation` needs a valid URL and
  * `deepLinkAction` a URL; `customAction` needs nothing else; `timezoneCode` is an IANA zone. Unknown fields
  * are kept. An element type this version does not know is accepted as it is (the service adds types), but
- * typed apart as `UnknownFormField`, so narrowing on `elementType` stays exact for the known ones.
+ * typed apart as `UnknownFormField`: `isKnownFormField(field)` separates the two, after which narrowing on
+ * `elementType` is exact (TypeScript cannot type "any string but these eight" for the unknown ones).
  */
 import { z } from 'zod';
 
@@ -110,7 +111,7 @@ export const dateTimeFieldSchema = z
     from: dateString('from').optional(),
     to: dateString('to').optional(),
   })
-  .refine((field) => !field.from || !field.to || Date.parse(field.from) <= Date.parse(field.to), {
+  .refine((field) => !(Date.parse(field.from ?? '') > Date.parse(field.to ?? '')), {
     message: 'from must not be after to',
     path: ['to'],
   });
@@ -134,10 +135,6 @@ export const knownFormFieldSchema = z.discriminatedUnion('elementType', [
 /** An element of a type added after this version: only `elementType` and `elementId` are checked. */
 export const unknownFormFieldSchema = z.looseObject({ elementType: nonEmpty('elementType'), elementId: nonEmpty('elementId') });
 
-declare const unknownElementType: unique symbol;
-/** An `elementType` this version does not know: a string, branded so it never matches a known literal. */
-export type UnknownElementType = string & { readonly [unknownElementType]: true };
-
 export type LabelField = z.infer<typeof labelFieldSchema>;
 export type TextInputField = z.infer<typeof textInputFieldSchema>;
 export type ButtonField = z.infer<typeof buttonFieldSchema>;
@@ -147,7 +144,8 @@ export type RadioField = z.infer<typeof radioFieldSchema>;
 export type SingleSelectField = z.infer<typeof singleSelectFieldSchema>;
 export type DateTimeField = z.infer<typeof dateTimeFieldSchema>;
 export type KnownFormField = z.infer<typeof knownFormFieldSchema>;
-export type UnknownFormField = { elementType: UnknownElementType; elementId: string; [field: string]: unknown };
+/** An element of a type this version does not know, kept as sent. */
+export type UnknownFormField = { elementType: string; elementId: string; [field: string]: unknown };
 export type FormField = KnownFormField | UnknownFormField;
 /** What the schemas accept for a known element (`optional` may be left out). */
 export type FormFieldInput = z.input<typeof knownFormFieldSchema>;

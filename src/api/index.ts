@@ -64,7 +64,6 @@ export type {
   RadioField,
   SingleSelectField,
   TextInputField,
-  UnknownElementType,
   UnknownFormField,
   UrlNavigationAction,
 } from './form.js';
