@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { user } from '../events/records.js';
 import { type RegionInput, chatBaseUrl, checkBaseUrl, checkSecret } from './base-url.js';
+import { ValidationError } from './errors.js';
 import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
 
 interface ChatClientCommon extends ClientOptions {
@@ -68,7 +69,7 @@ const WHAT = 'createChatClient';
 
 export function createChatClient(options: ChatClientOptions): ChatClient {
   if (options === null || typeof options !== 'object') {
-    throw new TypeError(`${WHAT} needs { appId, region, apiKey } (or { baseUrl, apiKey }).`);
+    throw new ValidationError(`${WHAT} needs { appId, region, apiKey } (or { baseUrl, apiKey }).`);
   }
   const apiKey = checkSecret(options.apiKey, 'apiKey', WHAT);
   const baseUrl =
@@ -79,9 +80,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     transport('GET', '/users', { query, expect: userListSchema, ...callOptions });
 
   async function* pages(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
+    let previousFirst: string | undefined;
     for (let page = query.page ?? 1; ; page++) {
       const body = await list({ ...query, page }, callOptions);
-      if (body.data.length === 0) return;
+      // An empty page ends the walk; so does a page that starts like the one before, which means the
+      // service ignored `page` and would otherwise be asked for the same users forever.
+      if (body.data.length === 0 || body.data[0]!.uid === previousFirst) return;
+      previousFirst = body.data[0]!.uid;
       yield body;
       if (isLastPage(body, page)) return;
     }

@@ -4,7 +4,7 @@
  */
 import { type AppCreateBody, type AppCreateInput, appCreateSchema } from './app-create.js';
 import { checkBaseUrl, checkSecret } from './base-url.js';
-import { validationError } from './errors.js';
+import { ValidationError, validationError } from './errors.js';
 import { type ClientOptions, type RequestOptions, createTransport } from './transport.js';
 
 export interface ManagementClientOptions extends ClientOptions {
@@ -32,7 +32,7 @@ export interface ManagementClient {
 const WHAT = 'createManagementClient';
 
 export function createManagementClient(options: ManagementClientOptions): ManagementClient {
-  if (options === null || typeof options !== 'object') throw new TypeError(`${WHAT} needs { key, secret, baseUrl }.`);
+  if (options === null || typeof options !== 'object') throw new ValidationError(`${WHAT} needs { key, secret, baseUrl }.`);
   const key = checkSecret(options.key, 'key', WHAT);
   const secret = checkSecret(options.secret, 'secret', WHAT);
   const baseUrl = checkBaseUrl(options.baseUrl, WHAT);

@@ -6,7 +6,7 @@
  * Uses the global `fetch` (Node 20, browsers, workers) unless one is injected, so the code runs anywhere.
  */
 import type { z } from 'zod';
-import { ApiError, type ApiErrorCode, redact, safeCause } from './errors.js';
+import { ApiError, type ApiErrorCode, ValidationError, redact, safeCause } from './errors.js';
 import { type RetryOptions, backoffMs, parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from './retry.js';
 
 /** A query value: arrays repeat the key; `undefined` and `null` leave it out. */
@@ -55,6 +55,7 @@ export interface Transport {
 
 interface Attempt {
   ok: boolean;
+  status?: number;
   value?: unknown;
   error?: ApiError;
   retry?: boolean;
@@ -69,10 +70,10 @@ export function createTransport(config: TransportConfig): Transport {
   const policy = retryPolicy(config.retry, config.what);
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new TypeError(`${config.what}: timeoutMs must be a positive number of milliseconds.`);
+    throw new ValidationError(`${config.what}: timeoutMs must be a positive number of milliseconds.`);
   }
   const fetchImpl = config.fetch ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') throw new TypeError(`${config.what}: no fetch available; pass options.fetch.`);
+  if (typeof fetchImpl !== 'function') throw new ValidationError(`${config.what}: no fetch available; pass options.fetch.`);
   const ownHeaders: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', ...config.credentials };
 
   return async function request<T>(method: string, path: string, options: RequestOptions & { expect?: z.ZodType<T> } = {}) {
@@ -86,7 +87,10 @@ export function createTransport(config: TransportConfig): Transport {
     };
     const context = { verb, url, safeUrl, init, secrets, timeoutMs, fetchImpl, signal: options.signal, expect: options.expect };
     for (let attempt = 0; ; attempt++) {
+      const started = Date.now();
       const outcome = await attemptOnce(context, attempt + 1);
+      const status = outcome.ok ? outcome.status : outcome.error?.status;
+      config.logger?.debug?.({ method: verb, url: safeUrl, status, attempt: attempt + 1, ms: Date.now() - started }, 'platform call');
       if (outcome.ok) return outcome.value as T;
       const error = outcome.error!;
       const delay = outcome.retryAfterMs ?? backoffMs(policy, attempt);
@@ -113,26 +117,37 @@ interface AttemptContext {
   expect: z.ZodType | undefined;
 }
 
-/** One fetch with its own time limit; the answer body is read within that limit too. */
+/**
+ * One fetch with its own time limit; the answer body is read within that limit too. One controller carries
+ * both the time limit and the caller's signal (AbortSignal.any is missing from Node 20.0-20.2 and some
+ * workers).
+ */
 async function attemptOnce(context: AttemptContext, attempts: number): Promise<Attempt> {
   const { verb, safeUrl, secrets, signal } = context;
-  const timer = new AbortController();
-  const timeout = setTimeout(() => timer.abort(new Error('timeout')), context.timeoutMs);
-  const signals = signal ? AbortSignal.any([signal, timer.signal]) : timer.signal;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`no answer within ${context.timeoutMs} ms`));
+  }, context.timeoutMs);
+  const onAbort = () => controller.abort(signal?.reason);
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const response = await context.fetchImpl(context.url, { ...context.init, signal: signals });
+    const response = await context.fetchImpl(context.url, { ...context.init, signal: controller.signal });
     const text = await response.text();
     return answer(context, response, text, attempts);
   } catch (cause) {
-    const code: ApiErrorCode = signal?.aborted ? 'aborted' : timer.signal.aborted ? 'timeout' : 'network';
+    const code: ApiErrorCode = signal?.aborted ? 'aborted' : timedOut ? 'timeout' : 'network';
     const message =
       code === 'aborted' ? `${verb} ${safeUrl} was aborted by the caller`
       : code === 'timeout' ? `${verb} ${safeUrl} got no complete answer within ${context.timeoutMs} ms`
       : `${verb} ${safeUrl} failed before an answer arrived: ${redact(describe(cause), secrets)}`;
     const error = new ApiError(message, { code, method: verb, url: safeUrl, attempts, cause: safeCause(cause, secrets) });
-    return { ok: false, error, retry: code !== 'aborted' && retriesFailure(verb, cause, code === 'timeout') };
+    return { ok: false, error, retry: code !== 'aborted' && retriesFailure(verb, cause, timedOut) };
   } finally {
     clearTimeout(timeout);
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -146,9 +161,9 @@ function answer(context: AttemptContext, response: Response, text: string, attem
     if (typeof body === 'string') {
       return { ok: false, error: new ApiError(`${verb} ${safeUrl} answered ${response.status} with a body that is not JSON`, { ...common, code: 'invalid_response' }) };
     }
-    if (!context.expect) return { ok: true, value: body };
+    if (!context.expect) return { ok: true, status: response.status, value: body };
     const parsed = context.expect.safeParse(body);
-    if (parsed.success) return { ok: true, value: parsed.data };
+    if (parsed.success) return { ok: true, status: response.status, value: parsed.data };
     const where = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ');
     return { ok: false, error: new ApiError(`${verb} ${safeUrl} answered ${response.status} with an unexpected body (${where})`, { ...common, code: 'invalid_response', issues: parsed.error.issues }) };
   }
@@ -173,7 +188,7 @@ function mergeHeaders(extra: Record<string, string> | undefined, own: Record<str
 /** `baseUrl + path + ?query`. The path must be relative to the base: an absolute URL would send the key elsewhere. */
 function buildUrl(baseUrl: string, path: string, query: Query | undefined, what: string): string {
   if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) {
-    throw new TypeError(`${what}: a request path starts with one "/" and is relative to the base URL (got ${JSON.stringify(path)}).`);
+    throw new ValidationError(`${what}: a request path starts with one "/" and is relative to the base URL (got ${JSON.stringify(path)}).`);
   }
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query ?? {})) {

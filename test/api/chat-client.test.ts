@@ -165,6 +165,19 @@ describe('users', () => {
     }
   });
 
+  it('stops when the service ignores page and answers the same page again', async () => {
+    let calls = 0;
+    const sameEveryTime: typeof fetch = async () => {
+      calls++;
+      return Response.json({ data: [{ uid: 'a' }, { uid: 'b' }] });
+    };
+    const client = createChatClient({ appId, region: 'us', apiKey, fetch: sameEveryTime });
+    const seen: string[] = [];
+    for await (const user of client.users.iterate()) seen.push(user.uid);
+    expect(seen).toEqual(['a', 'b']);
+    expect(calls).toBe(2);
+  });
+
   it('yields nothing for a region without users', async () => {
     const { fetch } = forwardingFetch(platform);
     const client = createChatClient({ appId, region: 'in', apiKey, domain: 'example.test', fetch });
