@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { user } from '../events/records.js';
-import { type RegionInput, chatBaseUrl, checkBaseUrl, checkSecret } from './base-url.js';
+import { type RegionInput, chatBaseUrl, checkAppId, checkBaseUrl, checkSecret, normalizeRegion } from './base-url.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
 
@@ -72,8 +72,10 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     throw new ValidationError(`${WHAT} needs { appId, region, apiKey } (or { baseUrl, apiKey }).`);
   }
   const apiKey = checkSecret(options.apiKey, 'apiKey', WHAT);
-  const baseUrl =
-    options.baseUrl !== undefined ? checkBaseUrl(options.baseUrl, WHAT) : chatBaseUrl(options.appId, options.region, options.domain, WHAT);
+  const baseUrl = options.baseUrl === undefined ? chatBaseUrl(options.appId, options.region, options.domain, WHAT) : checkBaseUrl(options.baseUrl, WHAT);
+  // With a baseUrl, appId and region build nothing, but a wrong one given alongside is still a mistake.
+  if (options.baseUrl !== undefined && options.appId !== undefined) checkAppId(options.appId, WHAT);
+  if (options.baseUrl !== undefined && options.region !== undefined) normalizeRegion(options.region, WHAT);
   const transport = createTransport({ ...options, what: WHAT, baseUrl, credentials: { apiKey } });
 
   const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>

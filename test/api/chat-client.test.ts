@@ -75,6 +75,9 @@ describe('base URL', () => {
     [{ apiKey, baseUrl: 'https://user:pw@proxy.example/v3' }, /baseUrl must not carry credentials/],
     [{ appId, region: 'us', apiKey, timeoutMs: 0 }, /timeoutMs/],
     [{ appId, region: 'us', apiKey, retry: -1 }, /retry\.retries/],
+    [{ appId, region: 'us', apiKey, retry: { limit: 3 } }, /unknown retry option limit/],
+    [{ apiKey, baseUrl: 'http://localhost/v3', region: 'mars' }, /region must be one of/],
+    [{ apiKey, baseUrl: 'http://localhost/v3', appId: 'a b' }, /appId/],
   ])('refuses bad options at creation: %j', (options, message) => {
     expect(() => createChatClient(options as never)).toThrow(message);
   });
