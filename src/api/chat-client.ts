@@ -6,7 +6,7 @@
  * everything else the service sends is kept.
  */
 import { z } from 'zod';
-import { user } from '../events/records.js';
+import { numberLike, user } from '../events/records.js';
 import { type RegionInput, chatBaseUrl, checkAppId, checkBaseUrl, checkSecret, normalizeRegion } from './base-url.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
@@ -27,19 +27,22 @@ export type ChatClientOptions = ChatClientCommon &
 export const apiUserSchema = user.loose();
 export type ApiUser = z.infer<typeof apiUserSchema>;
 
-/** Paging details the service may add; none of them is in the spec, so all are optional and kept as sent. */
+/**
+ * Paging details the service may add; none of them is in the spec, so all are optional, kept as sent, and a
+ * number written as a string ("3") is tolerated.
+ */
 const paginationSchema = z.looseObject({
-  total: z.number().optional(),
-  count: z.number().optional(),
-  per_page: z.number().optional(),
-  current_page: z.number().optional(),
-  total_pages: z.number().optional(),
+  total: numberLike.optional(),
+  count: numberLike.optional(),
+  per_page: numberLike.optional(),
+  current_page: numberLike.optional(),
+  total_pages: numberLike.optional(),
 });
 
 /** The answer of `GET /users`: `data` required, the rest open. */
 export const userListSchema = z.looseObject({
   data: z.array(apiUserSchema),
-  meta: z.looseObject({ pagination: paginationSchema.optional(), cursor: z.unknown().optional() }).optional(),
+  meta: z.looseObject({ pagination: paginationSchema.nullish(), cursor: z.unknown().optional() }).nullish(),
   cursor: z.unknown().optional(),
 });
 export type UserList = z.infer<typeof userListSchema>;
@@ -108,6 +111,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 /** The service said this page is the last (its `meta.pagination`); without that, an empty page ends the walk. */
 function isLastPage(body: UserList, page: number): boolean {
   const pagination = body.meta?.pagination;
-  const current = pagination?.current_page ?? page;
-  return pagination?.total_pages !== undefined && current >= pagination.total_pages;
+  const current = Number(pagination?.current_page ?? page);
+  const total = Number(pagination?.total_pages ?? Number.NaN);
+  return current >= total;
 }

@@ -181,6 +181,23 @@ describe('users', () => {
     expect(calls).toBe(2);
   });
 
+  it('reads pagination written as strings, and takes a null meta as no pagination', async () => {
+    const requested: string[] = [];
+    const paged: typeof fetch = async (input) => {
+      const page = new URL(String(input)).searchParams.get('page')!;
+      requested.push(page);
+      return Response.json(
+        page === '3' ? { data: [], meta: null } : { data: [{ uid: `u${page}` }], meta: { pagination: { current_page: page, total_pages: '2' } } },
+      );
+    };
+    const client = createChatClient({ appId, region: 'us', apiKey, fetch: paged });
+    const seen: string[] = [];
+    for await (const user of client.users.iterate()) seen.push(user.uid);
+    expect(seen).toEqual(['u1', 'u2']);
+    expect(requested).toEqual(['1', '2']);
+    await expect(client.users.list({ page: 3 })).resolves.toEqual({ data: [], meta: null });
+  });
+
   it('yields nothing for a region without users', async () => {
     const { fetch } = forwardingFetch(platform);
     const client = createChatClient({ appId, region: 'in', apiKey, domain: 'example.test', fetch });
