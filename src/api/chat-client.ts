@@ -6,7 +6,7 @@
  * everything else the service sends is kept.
  */
 import { z } from 'zod';
-import { numberLike, user } from '../events/records.js';
+import { type User, numberLike, user } from '../events/records.js';
 import { type RegionInput, chatBaseUrl, checkAppId, checkBaseUrl, checkSecret, normalizeRegion } from './base-url.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
@@ -23,9 +23,11 @@ export type ChatClientOptions = ChatClientCommon &
     | { baseUrl: string; appId?: string; region?: RegionInput; domain?: string }
   );
 
-/** A user as the users endpoint returns it: the record of spec 2.3, every other field kept. */
+/**
+ * A user as the users endpoint returns it: the record of spec 2.3, every other field kept at run time. Typed
+ * as the events' `User`, so a user from a webhook and one from the API are the same type.
+ */
 export const apiUserSchema = user.loose();
-export type ApiUser = z.infer<typeof apiUserSchema>;
 
 /**
  * Paging details the service may add; none of them is in the spec, so all are optional, kept as sent, and a
@@ -45,7 +47,14 @@ export const userListSchema = z.looseObject({
   meta: z.looseObject({ pagination: paginationSchema.nullish(), cursor: z.unknown().optional() }).nullish(),
   cursor: z.unknown().optional(),
 });
-export type UserList = z.infer<typeof userListSchema>;
+type ParsedUserList = z.infer<typeof userListSchema>;
+/** The answer of `GET /users`: `{ data: User[]; meta?; cursor? }`, plus whatever else the service sends. */
+export interface UserList {
+  data: User[];
+  meta?: ParsedUserList['meta'];
+  cursor?: unknown;
+  [field: string]: unknown;
+}
 
 export interface UserListQuery {
   perPage?: number;
@@ -60,7 +69,7 @@ export interface ChatClient {
     /** One page of `GET /users`. */
     list(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): Promise<UserList>;
     /** Every user, page after page, until the last page or an empty one. */
-    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<ApiUser, void, undefined>;
+    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<User, void, undefined>;
     /** Every page of `GET /users`, as `list` returns them, until the last page or an empty one. */
     pages(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<UserList, void, undefined>;
   };
@@ -82,7 +91,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const transport = createTransport({ ...options, what: WHAT, baseUrl, credentials: { apiKey } });
 
   const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
-    transport('GET', '/users', { query, expect: userListSchema, ...callOptions });
+    transport<UserList>('GET', '/users', { query, expect: userListSchema as z.ZodType<UserList>, ...callOptions });
 
   async function* pages(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
     let previousFirst: string | undefined;
