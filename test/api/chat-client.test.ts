@@ -2,6 +2,7 @@
  * The chat client against a real local HTTP server standing in for the platform (platform-server.ts):
  * hosts per region, headers, pages, errors, timeouts, aborts and retries.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, DEFAULT_DOMAIN, ValidationError, createChatClient } from '../../src/api/index.js';
 import { type Platform, forwardingFetch, startPlatform } from './platform-server.js';
@@ -204,6 +205,12 @@ describe('users', () => {
     const seen = [];
     for await (const user of client.users.iterate()) seen.push(user);
     expect(seen).toEqual([]);
+  });
+
+  it('returns a realistic answer (fixtures/api/users.json) with every field kept', async () => {
+    const recorded = JSON.parse(readFileSync(new URL('../../fixtures/api/users.json', import.meta.url), 'utf8'));
+    const client = createChatClient({ appId, region: 'eu', apiKey, fetch: async () => Response.json(recorded) });
+    expect(await client.users.list()).toEqual(recorded);
   });
 
   it('refuses a 2xx body without the data list as invalid_response', async () => {
