@@ -35,8 +35,8 @@ const parses = (text: string) => {
 /** The delivery a line holds: a `listen --json` record's raw body, or the line itself. */
 function bodyOf(text: string): string {
   try {
-    const value = JSON.parse(text) as { rawBody?: unknown; trigger?: unknown };
-    if (value && typeof value === 'object' && typeof value.rawBody === 'string' && value.trigger === undefined) return value.rawBody;
+    const value = JSON.parse(text) as { rawBody?: unknown; seq?: unknown };
+    if (value && typeof value === 'object' && typeof value.rawBody === 'string' && typeof value.seq === 'number') return value.rawBody;
   } catch {
     // Not JSON: the receiver's parser reports it.
   }
