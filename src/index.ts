@@ -1,15 +1,42 @@
-export { createWebhooks } from './webhooks.js';
-export type { CloseOptions, CloseResult, HandleOptions, InboxEntry, Webhooks, WebhooksOptions, WebhookInbox } from './webhooks.js';
-export { parseWebhook, safeParseWebhook } from './parse.js';
-export type { SafeParseResult, WebhookBody } from './parse.js';
-export { triggers, isKnownTrigger, registry } from './registry.js';
-export type { EnvelopeType, Registry, Trigger, TriggerDefinition } from './registry.js';
-export { WebhookError } from './errors.js';
-export type { WebhookErrorCode, WebhookErrorDetails } from './errors.js';
-export { verifyBasicAuth, createBasicAuthVerifier } from './auth.js';
-export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth.js';
-export type { DataOf, EventOf, ParsedWebhook, UnknownWebhookEvent, WebhookEvent } from './events.js';
-export type { BodyReader, HeaderSource, WebhookRequest, WebhookResponse } from './http.js';
-export type { WebhookLogger } from './logger.js';
-export type { DedupeOptions } from './dedupe.js';
-export type { CallEntity, Connection, Group, Message, Occupant, Reaction, User } from './records.js';
+export { createWebhooks, parseWebhook, safeParseWebhook, WebhookError, verifyBasicAuth, createBasicAuthVerifier } from './receive/index.js';
+export type {
+  BasicAuthCredentials,
+  BasicAuthOption,
+  BasicAuthVerifier,
+  BodyReader,
+  CloseOptions,
+  CloseResult,
+  DedupeOptions,
+  HandleOptions,
+  HeaderSource,
+  InboxEntry,
+  SafeParseResult,
+  WebhookBody,
+  WebhookErrorCode,
+  WebhookErrorDetails,
+  WebhookInbox,
+  WebhookLogger,
+  WebhookRequest,
+  WebhookResponse,
+  Webhooks,
+  WebhooksOptions,
+} from './receive/index.js';
+export { triggers, isKnownTrigger, registry } from './events/index.js';
+export type {
+  CallEntity,
+  Connection,
+  DataOf,
+  EnvelopeType,
+  EventOf,
+  Group,
+  Message,
+  Occupant,
+  ParsedWebhook,
+  Reaction,
+  Registry,
+  Trigger,
+  TriggerDefinition,
+  UnknownWebhookEvent,
+  User,
+  WebhookEvent,
+} from './events/index.js';

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createWebhooks, registry, triggers, type ParsedWebhook, type Trigger } from '../src/index.js';
-import { buildRequest } from '../src/testing.js';
+import { buildRequest } from '../src/testing/index.js';
 import { arbitraryOf } from './support/arbitrary.js';
 
 const auth = { username: 'platform', password: 's3cret' };

@@ -16,7 +16,7 @@ import {
   type WebhookError,
   type WebhookEvent,
 } from '../src/index.js';
-import { createTestEvent } from '../src/testing.js';
+import { createTestEvent } from '../src/testing/index.js';
 
 const webhooks = createWebhooks({ auth: false, logger: {} });
 

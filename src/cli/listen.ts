@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { finished } from 'node:stream/promises';
 import { Command } from 'commander';
-import { nodeMiddleware } from '../../adapters/node.js';
+import { nodeMiddleware } from '../../adapters/node/index.js';
 import { createWebhooks } from '../index.js';
 import { Recorder, type Captured } from './captured.js';
 import { EXIT_OK, failure } from './errors.js';

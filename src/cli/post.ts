@@ -3,7 +3,7 @@
  * included) and, when credentials are given, Basic auth. Measures the time to the full answer.
  */
 import { performance } from 'node:perf_hooks';
-import { basicAuthHeader } from '../testing.js';
+import { basicAuthHeader } from '../testing/index.js';
 import { usageError } from './errors.js';
 
 export interface Credentials {

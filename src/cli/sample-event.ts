@@ -3,7 +3,7 @@
  * to the event and its timestamps moved to now, so a receiver never takes two sends for one delivery.
  */
 import { randomBytes } from 'node:crypto';
-import { createTestEvent } from '../testing.js';
+import { createTestEvent } from '../testing/index.js';
 import type { Trigger } from '../index.js';
 
 /** Fields that identify the event's subject; the same original id gets the same new one within an event. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express } from 'express';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { expressMiddleware } from '../../adapters/express.js';
+import { expressMiddleware } from '../../adapters/express/index.js';
 import type { Webhooks } from '../../src/index.js';
 import {
   AUTH,

@@ -1,7 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fastifyWebhooks } from '../../adapters/fastify.js';
+import { fastifyWebhooks } from '../../adapters/fastify/index.js';
 import type { Webhooks } from '../../src/index.js';
 import {
   AUTH,

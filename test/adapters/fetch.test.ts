@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fetchHandler, type FetchHandlerOptions } from '../../adapters/fetch.js';
+import { fetchHandler, type FetchHandlerOptions } from '../../adapters/fetch/index.js';
 import type { Webhooks } from '../../src/index.js';
 import { AUTH, LIMIT, fixture, messageOfSize, recordingReceiver, settle, statusTableSuite, type Send } from './status-table.js';
 

@@ -9,7 +9,7 @@ import type {
   ApiGatewayProxyEventV2,
   LambdaContext,
   LambdaFunctionUrlEvent,
-} from '../../adapters/lambda.js';
+} from '../../adapters/lambda/index.js';
 
 export interface EventInput {
   method: string;

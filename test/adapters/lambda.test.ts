@@ -5,7 +5,7 @@ import {
   type LambdaHandlerOptions,
   type LambdaHttpEvent,
   type LambdaHttpResult,
-} from '../../adapters/lambda.js';
+} from '../../adapters/lambda/index.js';
 import type { Webhooks } from '../../src/index.js';
 import {
   albEvent,

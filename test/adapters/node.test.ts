@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { nodeMiddleware } from '../../adapters/node.js';
+import { nodeMiddleware } from '../../adapters/node/index.js';
 import { AUTH, collectResponse, fixture, recordingReceiver, settle, statusTableSuite, type Send } from './status-table.js';
 
 /** Sends a request to a real server over a socket. */

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhooks, type Webhooks, type WebhookError, type ParsedWebhook } from '../../src/index.js';
-import { basicAuthHeader } from '../../src/testing.js';
+import { basicAuthHeader } from '../../src/testing/index.js';
 
 export interface SentRequest {
   method: string;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basicAuthHeader } from '../../src/testing.js';
+import { basicAuthHeader } from '../../src/testing/index.js';
 import { rawRequest, request } from './client.js';
 import { PASSWORD, USER, startServer, type HostileServer, type ServerKind } from './servers.js';
 

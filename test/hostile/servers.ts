@@ -2,8 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { expressMiddleware } from '../../adapters/express.js';
-import { nodeMiddleware } from '../../adapters/node.js';
+import { expressMiddleware } from '../../adapters/express/index.js';
+import { nodeMiddleware } from '../../adapters/node/index.js';
 import { createWebhooks, type ParsedWebhook, type WebhookError } from '../../src/index.js';
 
 export const USER = 'platform';

@@ -11,10 +11,9 @@
  * streaming, unauthenticated bodies never read), and the rest of the app keeps its own parsers and limits.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { WebhookError } from '../src/errors.js';
-import type { BodyReader } from '../src/http.js';
-import type { Webhooks } from '../src/webhooks.js';
-import { nodeBodyReader, nodeHeaders } from './node-io.js';
+import { WebhookError, type BodyReader, type Webhooks } from '../../src/receive/index.js';
+import { nodeHeaders } from '../shared/node-request.js';
+import { nodeBodyReader } from '../shared/stream-reader.js';
 
 export interface FastifyWebhooksOptions {
   /** The receiver from `createWebhooks`. */

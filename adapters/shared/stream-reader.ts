@@ -1,9 +1,6 @@
-/**
- * Reading a node:http request body and writing a node:http response, shared by the node:http and Express
- * adapters (Express's req and res are node's).
- */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyReader, HeaderSource, WebhookResponse } from '../src/http.js';
+/** Reading a node:http request body (node:http, Express and Fastify hand over node's request stream). */
+import type { IncomingMessage } from 'node:http';
+import type { BodyReader } from '../../src/receive/index.js';
 
 /**
  * A reader for the request stream that stops at the size limit: past `maxBytes` it stops listening and
@@ -43,33 +40,4 @@ export function nodeBodyReader(req: IncomingMessage): BodyReader {
         if (!settled) reject(new Error('The connection closed before the body was complete.'));
       });
     });
-}
-
-/**
- * The request's headers. `req.headers` keeps the first Authorization and drops any other copy, so when the
- * raw headers hold more than one, every copy is passed (`headersDistinct`) and the receiver refuses them.
- * Building `headersDistinct` for every request would cost more than this scan.
- */
-export function nodeHeaders(req: IncomingMessage): HeaderSource {
-  const raw = req.rawHeaders;
-  let copies = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] as string;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') copies++;
-  }
-  return copies > 1 && req.headersDistinct ? req.headersDistinct : req.headers;
-}
-
-/** Writes the receiver's response. */
-export function sendNodeResponse(res: ServerResponse, response: WebhookResponse): void {
-  if (res.headersSent || res.writableEnded) return;
-  res.writeHead(response.status, response.headers);
-  res.end(response.body);
-}
-
-/** The path part of a request URL, without its query string. */
-export function pathOf(url: string | undefined): string {
-  if (!url) return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
 }

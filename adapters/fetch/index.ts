@@ -11,8 +11,7 @@
  *                         const executionCtxOf = (c) => { try { return c.executionCtx; } catch { return undefined; } };
  *                         app.post('/webhooks', (c) => handler(c.req.raw, executionCtxOf(c)));
  */
-import type { BodyReader } from '../src/http.js';
-import type { HandleOptions, Webhooks } from '../src/webhooks.js';
+import type { BodyReader, HandleOptions, Webhooks } from '../../src/receive/index.js';
 
 /** What the runtime passes beside the request; only `waitUntil` is used (Workers' ExecutionContext has it). */
 export interface FetchContext {

@@ -3,7 +3,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { digest } from './digest.js';
+import { digest } from '../platform/digest.js';
 
 export interface DedupeOptions {
   /** How long a delivery is remembered, in milliseconds. Default 10 minutes. */

@@ -19,7 +19,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { createBasicAuthVerifier, sameText } = await import('../src/auth.js');
+const { createBasicAuthVerifier, sameText } = await import('../../src/receive/auth.js');
 const header = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
 describe('constant-time credential check', () => {

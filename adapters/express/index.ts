@@ -14,10 +14,10 @@
  * receiver (400, with the raw body in onError) rather than by the app's error page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyReader } from '../src/http.js';
-import type { WebhookBody } from '../src/parse.js';
-import type { Webhooks } from '../src/webhooks.js';
-import { nodeBodyReader, nodeHeaders, pathOf, sendNodeResponse } from './node-io.js';
+import type { BodyReader, WebhookBody, Webhooks } from '../../src/receive/index.js';
+import { nodeHeaders, pathOf } from '../shared/node-request.js';
+import { sendNodeResponse } from '../shared/response-writer.js';
+import { nodeBodyReader } from '../shared/stream-reader.js';
 
 export interface ExpressMiddlewareOptions {
   /**

@@ -4,7 +4,6 @@
  * validation, fixtures' checks and the README's trigger table. Adding a trigger is one entry here.
  */
 import { z } from 'zod';
-import type { ParsedWebhook, WebhookEvent } from './events.js';
 import {
   callAction,
   connection,
@@ -210,12 +209,3 @@ export type Trigger = keyof Registry;
 
 /** Every known trigger id, in registry order. */
 export const triggers = Object.freeze(Object.keys(registry)) as readonly Trigger[];
-
-const known = new Set<string>(triggers);
-
-/** Whether a trigger id, or a parsed event's trigger, is one this version of the library knows. */
-export function isKnownTrigger(trigger: string): trigger is Trigger;
-export function isKnownTrigger(event: ParsedWebhook): event is WebhookEvent;
-export function isKnownTrigger(value: string | ParsedWebhook): boolean {
-  return known.has(typeof value === 'string' ? value : value.trigger);
-}

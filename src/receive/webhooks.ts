@@ -7,7 +7,7 @@ import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier }
 import { bodyDigest, DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
 import { ANY, Dispatcher, isThenable, UNKNOWN, type AnyHandler } from './dispatch.js';
 import { WebhookError } from './errors.js';
-import type { EventOf, ParsedWebhook, UnknownWebhookEvent } from './events.js';
+import type { EventOf, ParsedWebhook, UnknownWebhookEvent } from '../events/index.js';
 import {
   isJsonContentType,
   isRepeatedHeader,
@@ -16,23 +16,9 @@ import {
   type WebhookResponse,
 } from './http.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
+import type { WebhookInbox } from './inbox.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
-import { isKnownTrigger, type Trigger } from './registry.js';
-
-/** What a durable inbox stores before the delivery is acknowledged. */
-export interface InboxEntry {
-  key: string;
-  event: ParsedWebhook;
-  rawBody: string | Uint8Array;
-  receivedAt: number;
-}
-
-/** A durable store: the 200 is sent only once `put` resolved, so an acknowledged event survives a crash. */
-export interface WebhookInbox {
-  put(entry: InboxEntry): Promise<void>;
-  /** Called once every handler for the entry has finished. */
-  ack?(key: string): Promise<void>;
-}
+import { isKnownTrigger, type Trigger } from '../events/index.js';
 
 export interface WebhooksOptions {
   /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createBasicAuthVerifier, createWebhooks, verifyBasicAuth } from '../src/index.js';
-import { basicAuthHeader } from '../src/testing.js';
+import { createBasicAuthVerifier, createWebhooks, verifyBasicAuth } from '../../src/index.js';
+import { basicAuthHeader } from '../../src/testing/index.js';
 
 const credentials = { username: 'platform', password: 's3cret' };
 const header = (text: string, scheme = 'Basic') => `${scheme} ${Buffer.from(text, 'utf8').toString('base64')}`;

@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { WebhookError } from './errors.js';
-import type { ParsedWebhook } from './events.js';
+import type { ParsedWebhook } from '../events/index.js';
 import type { WebhookLogger } from './logger.js';
 
 /** Listener keys beside the trigger ids. Symbols, so no trigger id can collide with them. */

@@ -7,14 +7,14 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compileValidator, UnsupportedSchemaError, type Validator } from '../src/compile.js';
-import { triggers, type Trigger } from '../src/registry.js';
-import { eventSchemaOf } from '../src/validate.js';
+import { compileValidator, UnsupportedSchemaError, type Validator } from '../../src/receive/compile.js';
+import { triggers, type Trigger } from '../../src/events/registry.js';
+import { eventSchemaOf } from '../../src/receive/validate.js';
 
 type Schema = z.core.$ZodType;
 
 const fixture = (trigger: string): unknown =>
-  JSON.parse(readFileSync(new URL(`../fixtures/${trigger}.json`, import.meta.url), 'utf8'));
+  JSON.parse(readFileSync(new URL(`../../fixtures/${trigger}.json`, import.meta.url), 'utf8'));
 
 function both(schema: Schema, options: { unsupported?: 'throw' | 'zod' } = {}) {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bodyDigest, DedupeWindow } from '../src/dedupe.js';
-import { createWebhooks } from '../src/index.js';
+import { bodyDigest, DedupeWindow } from '../../src/receive/dedupe.js';
+import { createWebhooks } from '../../src/index.js';
 
 describe('DedupeWindow', () => {
   it('refuses a key seen within the window and takes it again after', () => {

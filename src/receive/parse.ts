@@ -1,7 +1,7 @@
 import { Buffer, isUtf8 } from 'node:buffer';
 import { WebhookError } from './errors.js';
-import type { ParsedWebhook } from './events.js';
-import { isKnownTrigger } from './registry.js';
+import type { ParsedWebhook } from '../events/index.js';
+import { isKnownTrigger } from '../events/index.js';
 import { envelopeProblem, eventIssues } from './validate.js';
 
 /** A delivery's body: the raw text, its UTF-8 bytes, or the value a body parser already made of it. */

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { createWebhooks, triggers, type ParsedWebhook, type WebhookError, type WebhooksOptions } from '../src/index.js';
-import { basicAuthHeader, buildRequest, createTestEvent } from '../src/testing.js';
+import { createWebhooks, triggers, type ParsedWebhook, type WebhookError, type WebhooksOptions } from '../../src/index.js';
+import { basicAuthHeader, buildRequest, createTestEvent } from '../../src/testing/index.js';
 
 const auth = { username: 'platform', password: 's3cret' };
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const request = (body: string, headers: Record<string, string> = {}) =>
   buildRequest(body, { auth, headers });
 

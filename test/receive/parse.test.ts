@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isKnownTrigger, parseWebhook, registry, safeParseWebhook, triggers, WebhookError } from '../src/index.js';
+import { isKnownTrigger, parseWebhook, registry, safeParseWebhook, triggers, WebhookError } from '../../src/index.js';
 
-const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), 'utf8');
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const event = (name: string) => JSON.parse(fixture(name));
 
 describe('registry', () => {
@@ -174,9 +174,9 @@ describe('parseWebhook', () => {
     expect(() => parseWebhook('nope')).toThrowError(expect.objectContaining({ code: 'invalid_json', status: 400 }));
   });
 
-  const invalidCases = readdirSync(new URL('../fixtures/invalid/', import.meta.url)).filter((file) => file.endsWith('.json'));
+  const invalidCases = readdirSync(new URL('../../fixtures/invalid/', import.meta.url)).filter((file) => file.endsWith('.json'));
   it.each(invalidCases)('fixtures/invalid/%s fails with its expected code', (file) => {
-    const testCase = JSON.parse(readFileSync(new URL(`../fixtures/invalid/${file}`, import.meta.url), 'utf8'));
+    const testCase = JSON.parse(readFileSync(new URL(`../../fixtures/invalid/${file}`, import.meta.url), 'utf8'));
     const result = safeParseWebhook(testCase.body);
     expect(result.success).toBe(false);
     expect(result.error?.code).toBe(testCase.expectedCode);

@@ -17,7 +17,7 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import basicAuth from 'basic-auth';
-import { digest } from './digest.js';
+import { digest } from '../platform/digest.js';
 import { WebhookError } from './errors.js';
 
 /** The user name and password configured on the platform's webhook (`username`, `password`). */

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { compileValidator, type Validator } from './compile.js';
-import { openSet } from './records.js';
-import { isKnownTrigger, registry, type Trigger } from './registry.js';
+import { openSet } from '../events/records.js';
+import { isKnownTrigger, registry, type Trigger } from '../events/index.js';
 
 /** Longest trigger id accepted; real ids are short snake_case words. */
 export const MAX_TRIGGER_LENGTH = 128;

@@ -2,11 +2,8 @@
  * Helpers for testing an application's handlers: realistic events and ready-made requests.
  * `import { createTestEvent, buildRequest } from 'chat-webhooks/testing'`.
  */
-import type { EventOf } from './events.js';
-import type { WebhookRequest } from './http.js';
-import { parseWebhook } from './parse.js';
-import { type Trigger } from './registry.js';
-import { samples } from './samples.generated.js';
+import { parseWebhook, type EventOf, type Trigger, type WebhookRequest } from '../index.js';
+import { samples } from './generated/samples.js';
 
 type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
 

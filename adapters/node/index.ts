@@ -2,8 +2,10 @@
  * node:http adapter: `http.createServer(nodeMiddleware(webhooks))`, or mounted in any connect-style stack.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Webhooks } from '../src/webhooks.js';
-import { nodeBodyReader, nodeHeaders, pathOf, sendNodeResponse } from './node-io.js';
+import type { Webhooks } from '../../src/receive/index.js';
+import { nodeHeaders, pathOf } from '../shared/node-request.js';
+import { sendNodeResponse } from '../shared/response-writer.js';
+import { nodeBodyReader } from '../shared/stream-reader.js';
 
 export interface NodeMiddlewareOptions {
   /** Only requests to this path are webhook deliveries; others go to `next()`, or get 404 without one. */

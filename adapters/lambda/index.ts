@@ -1,0 +1,81 @@
+/**
+ * AWS Lambda adapter: `export const handler = lambdaHandler(webhooks)`. One handler serves API Gateway REST
+ * APIs (payload 1.0, also HTTP APIs set to 1.0), HTTP APIs (payload 2.0), function URLs and Application Load
+ * Balancer targets; the kind is read from each event, and the result takes the shape that kind expects.
+ */
+import { WebhookError, type HandleOptions, type ParsedWebhook, type Webhooks } from '../../src/receive/index.js';
+import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
+import { kindOf, toRequest, toResult } from './translate.js';
+
+export type {
+  AlbEvent,
+  AlbResult,
+  ApiGatewayProxyEvent,
+  ApiGatewayProxyEventV2,
+  ApiGatewayProxyResult,
+  ApiGatewayProxyResultV2,
+  LambdaContext,
+  LambdaFunctionUrlEvent,
+  LambdaHttpEvent,
+  LambdaHttpResult,
+} from './shapes.js';
+
+export interface LambdaHandlerOptions {
+  /**
+   * How long the handlers may run before the result is returned (Lambda freezes the function once it has
+   * answered). Handlers still running then are reported to onError as `handler_timeout` and the delivery is
+   * answered 200 anyway. Default 1500 ms, inside the platform's 2 s delivery timeout; never more than the
+   * invocation's remaining time allows.
+   */
+  timeBudgetMs?: number;
+  /**
+   * Hand each accepted event to a queue (an SQS send, say) instead of running the handlers in this function.
+   * The answer comes once it resolved; a rejection is answered 503 so the platform retries.
+   */
+  enqueue?: (event: ParsedWebhook) => Promise<unknown>;
+  /** Only requests to this path are deliveries; others are answered 404. A named HTTP API stage prefix is ignored. */
+  path?: string;
+}
+
+export type LambdaHttpHandler = (event: LambdaHttpEvent, context?: LambdaContext) => Promise<LambdaHttpResult>;
+
+const DEFAULT_TIME_BUDGET_MS = 1500;
+/** Time kept back from the invocation's remaining time for onError reports and returning the result. */
+const SAFETY_MARGIN_MS = 300;
+/** How much longer than the budget the adapter waits for the receiver's own timeout to settle `done`. */
+const GRACE_MS = 100;
+
+export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
+  const { timeBudgetMs = DEFAULT_TIME_BUDGET_MS, enqueue, path } = options;
+  if (!(timeBudgetMs > 0 && timeBudgetMs !== Infinity)) {
+    throw new WebhookError('invalid_options', '`timeBudgetMs` must be a positive number of milliseconds.');
+  }
+
+  // Exactly two parameters and async: Node 24 runtimes refuse callback-style handlers.
+  return async (event, context) => {
+    const kind = kindOf(event);
+    const request = toRequest(event, kind);
+    if (path !== undefined && !request.paths.includes(path)) {
+      return toResult(event, kind, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found.' });
+    }
+    const remaining = context?.getRemainingTimeInMillis?.();
+    // At least 1 ms: 0 would mean "no limit" to the receiver.
+    const budget = Math.max(1, Math.min(timeBudgetMs, remaining === undefined ? Infinity : remaining - SAFETY_MARGIN_MS));
+    const handleOptions: HandleOptions = enqueue ? { enqueue, handlerTimeoutMs: budget } : { handlerTimeoutMs: budget };
+    const response = await webhooks.handle(request, handleOptions);
+    // Handlers (or onError reports of a refused request) run after the response is produced; the function is
+    // frozen once it returns, so they must finish first.
+    await settleWithin(response.done, budget + GRACE_MS);
+    return toResult(event, kind, response);
+  };
+}
+
+/**
+ * Waits for `done`, but never past `ms`. The timer is kept referenced on purpose: it keeps the event loop
+ * alive while a handler waits on something that never settles, so the receiver's own timeout gets to fire.
+ */
+function settleWithin(done: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([done, deadline]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,120 @@
+/** Translation between Lambda's HTTP events and results and the receiver's normalized request and response. */
+import { STATUS_CODES } from 'node:http';
+import type { BodyReader, WebhookResponse } from '../../src/receive/index.js';
+import type {
+  AlbEvent,
+  ApiGatewayProxyEvent,
+  ApiGatewayProxyEventV2,
+  LambdaHttpEvent,
+  LambdaHttpResult,
+  MultiStringMap,
+  StringMap,
+} from './shapes.js';
+
+export type Kind = 'v1' | 'v2' | 'alb';
+
+export function kindOf(event: LambdaHttpEvent): Kind {
+  const candidate = event as unknown as Record<string, unknown> | null;
+  const context = candidate?.requestContext as Record<string, unknown> | undefined;
+  if (candidate && typeof context === 'object' && context !== null) {
+    if (candidate.version === '2.0' && typeof (context.http as { method?: unknown } | undefined)?.method === 'string') {
+      return 'v2';
+    }
+    if (typeof candidate.httpMethod === 'string') return 'elb' in context ? 'alb' : 'v1';
+  }
+  throw new TypeError(
+    'lambdaHandler got an event that is not an HTTP request: expected one from an API Gateway REST or HTTP API, ' +
+      'a function URL or an Application Load Balancer.',
+  );
+}
+
+export interface LambdaRequest {
+  method: string;
+  headers: Record<string, string | string[]>;
+  body: BodyReader;
+  /** The paths this request may be matched under. */
+  paths: string[];
+}
+
+export function toRequest(event: LambdaHttpEvent, kind: Kind): LambdaRequest {
+  if (kind === 'v2') {
+    const v2 = event as ApiGatewayProxyEventV2;
+    const { stage } = v2.requestContext;
+    const prefix = `/${stage}`;
+    const paths = [v2.rawPath];
+    if (stage !== '$default' && v2.rawPath.startsWith(`${prefix}/`)) paths.push(v2.rawPath.slice(prefix.length));
+    return {
+      method: v2.requestContext.http.method,
+      headers: lowerCaseHeaders(v2.headers, undefined),
+      body: bodyReader(v2.body, v2.isBase64Encoded),
+      paths,
+    };
+  }
+  const v1 = event as ApiGatewayProxyEvent | AlbEvent;
+  return {
+    method: v1.httpMethod,
+    headers: lowerCaseHeaders(v1.headers, v1.multiValueHeaders),
+    body: bodyReader(v1.body, v1.isBase64Encoded),
+    paths: [v1.path],
+  };
+}
+
+/**
+ * Node-style headers (lower-case names, arrays for repeats, as the receiver reads them) from the event's
+ * maps. `multiValueHeaders` holds every value when present; `headers` only the last of a repeat.
+ */
+function lowerCaseHeaders(
+  single: StringMap | null | undefined,
+  multi: MultiStringMap | null | undefined,
+): Record<string, string | string[]> {
+  const values: Record<string, string[]> = {};
+  if (multi) {
+    for (const [name, list] of Object.entries(multi)) {
+      if (list) (values[name.toLowerCase()] ??= []).push(...list);
+    }
+  }
+  if (single) {
+    for (const [name, value] of Object.entries(single)) {
+      const key = name.toLowerCase();
+      if (value !== undefined && values[key] === undefined) values[key] = [value];
+    }
+  }
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, list] of Object.entries(values)) {
+    if (list.length > 0) headers[name] = list.length === 1 ? (list[0] as string) : list;
+  }
+  return headers;
+}
+
+/**
+ * The body is already in memory, but it is only decoded once the receiver asks (after the auth check), and a
+ * base64 body is decoded no further than one byte past the limit.
+ */
+function bodyReader(body: string | null | undefined, isBase64Encoded: boolean): BodyReader {
+  return async (maxBytes) => {
+    if (!body) return '';
+    if (!isBase64Encoded) return body;
+    // Every 4 base64 characters carry 3 bytes.
+    const enough = Math.ceil((maxBytes + 1) / 3) * 4;
+    return Buffer.from(body.length > enough ? body.slice(0, enough) : body, 'base64');
+  };
+}
+
+export function toResult(
+  event: LambdaHttpEvent,
+  kind: Kind,
+  response: Pick<WebhookResponse, 'status' | 'headers' | 'body'>,
+): LambdaHttpResult {
+  // There is no connection to close behind a Lambda integration (API Gateway would remap the header).
+  const { connection: _hopByHop, ...headers } = response.headers;
+  if (kind === 'v2') return { statusCode: response.status, headers, body: response.body };
+  if (kind === 'v1') return { statusCode: response.status, headers, body: response.body, isBase64Encoded: false };
+  const statusDescription = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
+  const base = { statusCode: response.status, statusDescription, body: response.body, isBase64Encoded: false as const };
+  if ((event as AlbEvent).multiValueHeaders) {
+    const multiValueHeaders: Record<string, string[]> = {};
+    for (const [name, value] of Object.entries(headers)) multiValueHeaders[name] = [value];
+    return { ...base, multiValueHeaders };
+  }
+  return { ...base, headers };
+}
