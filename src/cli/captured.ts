@@ -75,7 +75,9 @@ export class Recorder {
     };
     if (!accepted) {
       const code = REFUSAL_CODES[arrival.status] ?? (verdict.valid ? `http_${arrival.status}` : verdict.code);
-      return { ...base, verdict: 'refused', code, answer: arrival.answer, issues: verdict.valid ? [] : verdict.issues };
+      // Only a 400 is about the body itself; a 401, 405 or 415 says nothing of it.
+      const issues = arrival.status === 400 && !verdict.valid ? verdict.issues : [];
+      return { ...base, verdict: 'refused', code, answer: arrival.answer, issues };
     }
     if (!verdict.valid) return { ...base, verdict: 'invalid', code: verdict.code, issues: verdict.issues };
     return { ...base, verdict: verdict.known ? 'valid' : 'unknown', issues: [] };

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { finished } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import { createWebhooks } from '../index.js';
@@ -18,6 +19,9 @@ import { httpUrl, port } from './parsers.js';
 import { credentialsFrom, deliver } from './post.js';
 import { printDelivery } from './print-delivery.js';
 import { authOptions } from './shared-options.js';
+
+/** How long a refused request's body may take to arrive after the answer before it is recorded as it is. */
+const BODY_GRACE_MS = 250;
 
 interface ListenOptions {
   port: number;
@@ -48,10 +52,11 @@ function tap(req: IncomingMessage, res: ServerResponse): () => Promise<{ rawBody
     if (typeof args[0] === 'string') answer = args[0];
     return end.apply(this, args);
   } as ServerResponse['end'];
-  // Settled either way: a request cut off or refused early is still recorded with what came.
   const done = (stream: NodeJS.ReadableStream | NodeJS.WritableStream) => finished(stream).catch(() => undefined);
   return async () => {
-    await Promise.all([done(req), done(res)]);
+    await done(res);
+    // A refusal can be answered before the body is in (413 stops reading): the record keeps what came by then.
+    await Promise.race([done(req), sleep(BODY_GRACE_MS)]);
     return { rawBody: Buffer.concat(chunks).toString('utf8'), answer };
   };
 }

@@ -17,7 +17,8 @@ export function printDelivery(output: Output, record: Captured): void {
   }[record.verdict];
   output.line(`${time} ${status} ${trigger} ${verdict}`);
   if (record.fields.length > 0) output.line(`    ${formatKeyFields(record.fields)}`);
-  if (record.answer && record.verdict === 'refused') output.line(`    answer: ${record.answer}`);
+  // A 400's answer repeats its issue; other refusals have only the answer to say why.
+  if (record.answer && record.verdict === 'refused' && record.issues.length === 0) output.line(`    answer: ${record.answer}`);
   for (const issue of record.issues) output.line(`    ${color.red(formatIssue(issue))}`);
   if (record.key) {
     const repeat = record.duplicate ? color.yellow('duplicate: handlers not run again') : 'first delivery';

@@ -167,6 +167,24 @@ describe('listen', () => {
     expect(result.stderr.trim()).toBe(`chat-webhooks: Port ${listener.port} is already in use; pick another with --port.`);
   });
 
+  it('lists refusals too: wrong method, not JSON, an oversized body', async () => {
+    const before = listener.records.length;
+    const url = `${listener.url}webhooks`;
+    const headers = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('app:pw').toString('base64')}` };
+    expect((await fetch(url, { method: 'PUT', headers })).status).toBe(405);
+    expect((await fetch(url, { method: 'POST', headers, body: '{"trigger":' })).status).toBe(400);
+    const huge = await fetch(url, { method: 'POST', headers, body: 'x'.repeat(2 * 1024 * 1024) });
+    expect(huge.status).toBe(413);
+    const records = (await listener.waitFor(before + 3)).slice(before);
+    expect(records.map((record) => [record.status, record.verdict, record.code]).sort()).toEqual([
+      [400, 'refused', 'invalid_json'],
+      [405, 'refused', 'method_not_allowed'],
+      [413, 'refused', 'payload_too_large'],
+    ]);
+    expect(records.find((record) => record.status === 400)?.issues[0]?.message).toMatch(/not valid JSON/);
+    expect(records.find((record) => record.status === 405)?.issues).toEqual([]);
+  });
+
   it('prints each delivery readably without --json', async () => {
     const plain = await Listener.startPlain();
     try {
