@@ -1,11 +1,12 @@
 export {
+  ConfigurationError,
+  createBasicAuthVerifier,
   createWebhooks,
   idempotencyKey,
   parseWebhook,
   safeParseWebhook,
-  WebhookError,
   verifyBasicAuth,
-  createBasicAuthVerifier,
+  WebhookError,
 } from './receive/index.js';
 export { createWorker } from './inbox/worker.js';
 export { memoryInbox } from './inbox/memory.js';

@@ -7,7 +7,7 @@
 import { isKnownTrigger } from '../events/index.js';
 import { pause, type Inbox, type InboxClaim } from '../inbox/port.js';
 import { Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
-import { WebhookError } from './errors.js';
+import { ConfigurationError, WebhookError } from './errors.js';
 import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
 import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
@@ -53,16 +53,16 @@ interface Settings {
 export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inbox?: Inbox }): void {
   const { concurrency, leaseMs, handlerTimeoutMs, inbox } = options;
   if (!inbox || typeof inbox.claim !== 'function' || typeof inbox.put !== 'function') {
-    throw new WebhookError('invalid_options', 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+    throw new ConfigurationError('inbox', 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
   }
   if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency >= 1)) {
-    throw new WebhookError('invalid_options', '`concurrency` must be a whole number, at least 1.');
+    throw new ConfigurationError('concurrency', '`concurrency` must be a whole number, at least 1.');
   }
   if (leaseMs !== undefined && !(leaseMs >= 10)) {
-    throw new WebhookError('invalid_options', '`leaseMs` must be at least 10 milliseconds.');
+    throw new ConfigurationError('leaseMs', '`leaseMs` must be at least 10 milliseconds.');
   }
   if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
-    throw new WebhookError('invalid_options', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
+    throw new ConfigurationError('handlerTimeoutMs', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
   }
   retryPolicy(options.retry);
 }

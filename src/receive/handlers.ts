@@ -2,9 +2,9 @@
  * Registering handlers: the same `on`/`onAny`/`onUnknown`/`onError`/`off` on a receiver (createWebhooks) and a
  * worker (createWorker), both over a Dispatcher.
  */
-import { isKnownTrigger, type EventOf, type ParsedWebhook, type Trigger, type UnknownWebhookEvent } from '../events/index.js';
+import type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent } from '../events/index.js';
 import { ANY, UNKNOWN, type AnyHandler, type Dispatcher, type HandlerContext } from './dispatch.js';
-import { WebhookError } from './errors.js';
+import type { WebhookError } from './errors.js';
 
 export interface HandlerRegistry {
   /** Handles one trigger, or several: the handler gets the event typed by trigger, and its context. */
@@ -24,12 +24,7 @@ export interface HandlerRegistry {
 export function registrationMethods<Self extends HandlerRegistry>(dispatcher: Dispatcher): Pick<Self, keyof HandlerRegistry> {
   const methods: HandlerRegistry = {
     on(trigger, handler) {
-      for (const name of typeof trigger === 'string' ? [trigger] : trigger) {
-        if (!isKnownTrigger(name)) {
-          throw new WebhookError('invalid_options', `Unknown trigger "${name}"; use onUnknown for triggers this version does not know.`);
-        }
-        dispatcher.on(name, handler as unknown as AnyHandler);
-      }
+      dispatcher.onTriggers(trigger, handler as unknown as AnyHandler);
       return this;
     },
     onAny(handler) {
@@ -44,13 +39,8 @@ export function registrationMethods<Self extends HandlerRegistry>(dispatcher: Di
       dispatcher.onError(handler);
       return this;
     },
-    off(triggerOrHandler: unknown, maybeHandler?: unknown) {
-      if (typeof triggerOrHandler === 'function') {
-        dispatcher.offEverywhere(triggerOrHandler as AnyHandler);
-      } else {
-        const names = typeof triggerOrHandler === 'string' ? [triggerOrHandler] : (triggerOrHandler as string[]);
-        for (const name of names) dispatcher.off(name, maybeHandler as AnyHandler);
-      }
+    off(triggerOrHandler: unknown, handler?: unknown) {
+      dispatcher.offTriggers(triggerOrHandler, handler);
       return this;
     },
   };

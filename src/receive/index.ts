@@ -23,7 +23,7 @@ export type {
 } from '../inbox/port.js';
 export { parseWebhook, safeParseWebhook } from './parse.js';
 export type { SafeParseResult, WebhookBody } from './parse.js';
-export { WebhookError } from './errors.js';
+export { ConfigurationError, WebhookError } from './errors.js';
 export type { WebhookErrorCode, WebhookErrorDetails } from './errors.js';
 export { verifyBasicAuth, createBasicAuthVerifier } from './auth.js';
 export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth.js';

@@ -1,54 +1,121 @@
 /**
- * Storing a delivery before it is answered. A key counts as seen only once its put committed: a repeat that
- * arrives while the first put of its key is in flight waits for that put's outcome, then asks the inbox
- * itself (a duplicate if the first was stored, stored now if it failed). Nobody waits past the commit
- * timeout: the platform gives up after about 2 s, and a 503 lets it send again.
+ * Intake: a request that passed admission has its body read, parsed, and is then committed first (to the
+ * inbox, or forwarded by `enqueue`) and answered by the commit's outcome, or checked for a repeat in memory
+ * and accepted (200, handlers afterwards), or refused.
  */
-import type { Inbox, InboxEntry, PutResult } from '../inbox/port.js';
+import { randomUUID } from 'node:crypto';
+import type { ParsedWebhook } from '../events/index.js';
+import type { Inbox } from '../inbox/port.js';
+import { Answers, OK, RETRY_LATER } from './answers.js';
+import { CommitTimeout, Commits } from './commit.js';
+import { isThenable } from './dispatch.js';
+import { WebhookError } from './errors.js';
+import { forwardingInbox, type Enqueue } from './forward.js';
+import type { WebhookRequest, WebhookResponse } from './http.js';
+import type { Settings } from './options.js';
+import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
 
-export class CommitTimeout extends Error {
-  constructor(ms: number) {
-    super(`The inbox did not commit within ${ms} ms.`);
+/** Per-request choices an adapter makes for its runtime. */
+export interface HandleOptions {
+  /**
+   * Hand each accepted event to this function (a queue send, say) instead of running the handlers here;
+   * the 200 is sent once it resolved, and a rejection is answered 503 so the platform retries. It is an
+   * inbox that forwards (src/receive/forward.ts): the same commit path as `inbox`.
+   */
+  enqueue?: Enqueue;
+  /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
+  handlerTimeoutMs?: number;
+}
+
+type Answer = WebhookResponse | Promise<WebhookResponse>;
+
+export class Intake {
+  readonly #commits: Commits;
+  readonly #forwarders = new WeakMap<Enqueue, Inbox>();
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly answers: Answers,
+  ) {
+    this.#commits = new Commits(settings.commitTimeoutMs);
+  }
+
+  /** Reads the body, then answers; synchronously when the body is in memory and nothing must be awaited. */
+  take(request: WebhookRequest, options: HandleOptions): Answer {
+    const { body } = request;
+    if (typeof body !== 'function') return this.#answer(body, options);
+    let reading: WebhookBody | Promise<WebhookBody>;
+    try {
+      reading = body(this.settings.maxBodyBytes);
+    } catch (cause) {
+      return this.answers.unreadable(cause);
+    }
+    if (!isThenable(reading)) return this.#answer(reading, options);
+    return (reading as Promise<WebhookBody>).then(
+      (value) => this.#answer(value, options),
+      (cause: unknown) => this.answers.unreadable(cause),
+    );
+  }
+
+  /** Answers a body that is in memory. */
+  #answer(body: WebhookBody | null | undefined, options: HandleOptions): Answer {
+    const { answers, settings } = this;
+    if (exceeds(body, settings.maxBodyBytes)) return answers.tooLarge();
+    const delivery = inspectDelivery(body ?? '');
+    const { event, error } = delivery;
+    if (!event) return answers.refuse(error as WebhookError);
+    if (error && settings.rejectInvalid) return answers.refuse(error);
+
+    // An invalid payload is never stored: it goes to onError here.
+    const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
+    if (target) return this.#commit(target, delivery, event);
+
+    // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
+    const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
+    if (settings.dedupe && content !== undefined && !settings.dedupe.add(content)) {
+      return answers.duplicate(event, () => settings.keyOf(event, content), Date.now());
+    }
+    return answers.accept(delivery, event, options.handlerTimeoutMs);
+  }
+
+  /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
+  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
+    const rawBody = textOf(delivery.rawBody);
+    // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
+    const key = this.settings.keyOf(event, delivery.unserializable ? randomUUID() : (delivery.bytes ?? rawBody));
+    const receivedAt = Date.now();
+    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }).then(
+      (result) => (result === 'stored' ? OK : this.answers.duplicate(event, () => key, receivedAt)),
+      (cause: unknown) => this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER),
+    );
+  }
+
+  #forwarder(enqueue: Enqueue): Inbox {
+    let forwarding = this.#forwarders.get(enqueue);
+    if (!forwarding) this.#forwarders.set(enqueue, (forwarding = forwardingInbox(enqueue)));
+    return forwarding;
   }
 }
 
-export class Intake {
-  /** The latest put per key still in flight, across every inbox this receiver writes to. */
-  readonly #inFlight = new Map<string, Promise<unknown>>();
-  readonly #timeoutMs: number;
+/** The body as text for an inbox (it arrived as text or as valid UTF-8 bytes: parsing checked). */
+const textOf = (rawBody: string | Uint8Array): string => (typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody));
 
-  constructor(commitTimeoutMs: number) {
-    this.#timeoutMs = commitTimeoutMs;
-  }
+/** Turns an inbox's failure into the error onError gets, with the event and its raw body. */
+function commitFailure(cause: unknown, event: ParsedWebhook, rawBody: string): WebhookError {
+  if (cause instanceof WebhookError) return new WebhookError(cause.code, cause.message, { cause: cause.cause ?? cause, event, rawBody });
+  const message =
+    cause instanceof CommitTimeout
+      ? `The event could not be stored in time (${cause.message}); retry later.`
+      : 'The event could not be stored; retry later.';
+  return new WebhookError('inbox_failed', message, { cause, event, rawBody });
+}
 
-  /** Resolves once committed (or found a duplicate); rejects on failure or after the commit timeout. */
-  store(inbox: Inbox, entry: InboxEntry): Promise<PutResult> {
-    const { key } = entry;
-    const earlier = this.#inFlight.get(key);
-    const put = earlier ? earlier.then(() => inbox.put(entry)) : inbox.put(entry);
-    const tracked = put.catch(() => undefined);
-    this.#inFlight.set(key, tracked);
-    void tracked.then(() => {
-      if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
-    });
-    return this.#within(put);
+/** Whether a body is longer than the limit in UTF-8 bytes. A pre-parsed body's size is unknown: it passes. */
+function exceeds(body: WebhookBody | null | undefined, limit: number): boolean {
+  if (typeof body === 'string') {
+    // A string of n UTF-16 units is at most 3n UTF-8 bytes: count exactly only when it could matter.
+    return body.length * 3 > limit && Buffer.byteLength(body) > limit;
   }
-
-  #within(put: Promise<PutResult>): Promise<PutResult> {
-    const ms = this.#timeoutMs;
-    if (!(ms > 0 && ms !== Infinity)) return put;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new CommitTimeout(ms)), ms);
-      put.then(
-        (result) => {
-          clearTimeout(timer);
-          resolve(result);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
-  }
+  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength > limit;
+  return false;
 }

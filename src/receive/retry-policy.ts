@@ -3,7 +3,7 @@
  * min(maxDelayMs, minDelayMs * 2^(attempt-1))), so many events failing together do not come back together.
  * After `attempts` runs the event is dead.
  */
-import { WebhookError } from './errors.js';
+import { ConfigurationError } from './errors.js';
 
 export interface RetryOptions {
   /** How many times an event runs at most, the first run included. Default 5. */
@@ -21,10 +21,10 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ attempts: 5, minDelayM
 export function retryPolicy(options: RetryOptions | undefined): RetryPolicy {
   const policy = { ...DEFAULT_RETRY, ...options };
   if (!(Number.isSafeInteger(policy.attempts) && policy.attempts >= 1)) {
-    throw new WebhookError('invalid_options', '`retry.attempts` must be a whole number, at least 1 (1: never retry).');
+    throw new ConfigurationError('retry.attempts', '`retry.attempts` must be a whole number, at least 1 (1: never retry).');
   }
   if (!(policy.minDelayMs >= 0 && policy.maxDelayMs >= policy.minDelayMs)) {
-    throw new WebhookError('invalid_options', '`retry.minDelayMs` must be at least 0 and `retry.maxDelayMs` at least `minDelayMs`.');
+    throw new ConfigurationError('retry.minDelayMs', '`retry.minDelayMs` must be at least 0 and `retry.maxDelayMs` at least `minDelayMs`.');
   }
   return policy;
 }

@@ -1,0 +1,174 @@
+/**
+ * The receiver's options: their documentation, their checks (a mistake throws a `ConfigurationError` when
+ * the receiver is created, never on a request) and their defaults, resolved once into `Settings`.
+ */
+import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
+import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
+import type { ParsedWebhook } from '../events/index.js';
+import type { Inbox } from '../inbox/port.js';
+import type { WorkerOptions } from './consume.js';
+import { ConfigurationError } from './errors.js';
+import { keyFunction, type IdempotencyKeys } from './idempotency.js';
+import { consoleLogger, type WebhookLogger } from './logger.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
+export const DEFAULT_COMMIT_TIMEOUT_MS = 2000;
+
+export interface WebhooksOptions {
+  /**
+   * The Basic credentials configured on the platform's webhook (`useBasicAuth`, `username`, `password`), or
+   * a list while rotating (any of them is accepted). Turning authentication off takes an explicit `false`.
+   * @example { username: process.env.WEBHOOK_USER, password: process.env.WEBHOOK_PASSWORD }
+   * @example [{ username: 'platform', password: 'old' }, { username: 'platform', password: 'new' }]
+   */
+  auth: BasicAuthOption | false;
+  /**
+   * Bodies larger than this many bytes are answered 413 without being read further.
+   * @defaultValue 1048576 (1 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * What to answer when a known trigger's `data` fails its schema. The error goes to onError either way;
+   * `'accept'` answers 200 so the platform does not retry a payload that will never pass, `'reject'` 400.
+   * @defaultValue 'accept'
+   */
+  invalidPayload?: 'accept' | 'reject';
+  /**
+   * Without an inbox: repeats of a delivery within the window are answered 200 without running the handlers
+   * again (in this process's memory). `false` turns this off. With an inbox, the inbox's window decides.
+   * @defaultValue { windowMs: 600000, maxKeys: 10000 }
+   * @example { windowMs: 60 * 60 * 1000, maxKeys: 50_000 }
+   */
+  dedupe?: DedupeOptions | false;
+  /**
+   * A handler still running after this many milliseconds is reported to onError (`handler_timeout`); it is
+   * not stopped. `0` turns the limit off.
+   * @defaultValue 30000
+   */
+  handlerTimeoutMs?: number;
+  /**
+   * Store each event in this inbox before answering 200. A duplicate within the inbox's window is answered
+   * 200 and reaches onDuplicate only; a failed or slow commit is answered 503 with Retry-After and reaches
+   * onError (`inbox_failed`). See README, "Durable delivery".
+   * @example sqliteInbox({ path: './.data/inbox.db' })
+   */
+  inbox?: Inbox;
+  /**
+   * With an inbox: run the handlers in this process (an in-process worker); `false` only receives, and
+   * workers elsewhere (`createWorker`) handle the events.
+   * @defaultValue true
+   */
+  consume?: boolean;
+  /**
+   * With an inbox and `consume`: the in-process worker's settings (see `createWorker`).
+   * @example { concurrency: 16, retry: { attempts: 8 }, leaseMs: 60_000 }
+   */
+  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs'>;
+  /**
+   * With an inbox: a commit that takes longer is answered 503 (the platform waits about 2 s per delivery).
+   * @defaultValue 2000
+   */
+  commitTimeoutMs?: number;
+  /**
+   * Per-trigger idempotency keys replacing the documented ones; what a function returns goes after
+   * `<webhook id>:<trigger>:`. See README, "Idempotency keys".
+   * @example { message_sent: (event) => event.data.message.id }
+   */
+  idempotencyKeys?: IdempotencyKeys;
+  /**
+   * Where the receiver logs (pino-compatible: any of `debug`, `info`, `warn`, `error`). It is never given
+   * credentials or message bodies.
+   * @defaultValue warnings and errors on the console
+   * @example pino({ level: 'info' })
+   */
+  logger?: WebhookLogger;
+}
+
+/** The options checked and completed with their defaults. */
+export interface Settings {
+  readonly maxBodyBytes: number;
+  readonly rejectInvalid: boolean;
+  readonly handlerTimeoutMs: number;
+  readonly logger: WebhookLogger;
+  /** Absent when authentication is off. */
+  readonly verify: BasicAuthVerifier | undefined;
+  /** Absent when duplicates are not looked for here (turned off, or an inbox decides). */
+  readonly dedupe: DedupeWindow | undefined;
+  readonly inbox: Inbox | undefined;
+  /** The in-process worker's options; absent without an inbox or with `consume: false`. */
+  readonly worker: WorkerOptions | undefined;
+  readonly commitTimeoutMs: number;
+  readonly keyOf: (event: ParsedWebhook, rawBody?: string | Uint8Array) => string;
+}
+
+/** Checks the options and resolves their defaults; throws a `ConfigurationError` naming the option at fault. */
+export function settingsOf(options: WebhooksOptions): Settings {
+  checkPresence(options);
+  checkLimits(options);
+  if (options.dedupe) checkDedupe(options.dedupe);
+  checkInbox(options);
+  const { inbox } = options;
+  const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  const logger = options.logger ?? consoleLogger;
+  return {
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    rejectInvalid: options.invalidPayload === 'reject',
+    handlerTimeoutMs,
+    logger,
+    verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
+    dedupe: options.dedupe === false || inbox ? undefined : new DedupeWindow(options.dedupe),
+    inbox,
+    worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger } : undefined,
+    commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
+    keyOf: keyFunction(options.idempotencyKeys),
+  };
+}
+
+function checkInbox({ inbox, commitTimeoutMs, idempotencyKeys }: WebhooksOptions): void {
+  if (inbox !== undefined && (inbox === null || typeof inbox.put !== 'function' || typeof inbox.claim !== 'function')) {
+    throw new ConfigurationError('inbox', '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+  }
+  if (commitTimeoutMs !== undefined && !(commitTimeoutMs > 0)) {
+    throw new ConfigurationError('commitTimeoutMs', '`commitTimeoutMs` must be a positive number of milliseconds.');
+  }
+  for (const [trigger, keyOf] of Object.entries(idempotencyKeys ?? {})) {
+    if (typeof keyOf !== 'function') {
+      throw new ConfigurationError(`idempotencyKeys.${trigger}`, 'Each `idempotencyKeys` entry must be a function (event) => string.');
+    }
+  }
+}
+
+function checkPresence(options: WebhooksOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new ConfigurationError('options', 'createWebhooks needs an options object: { auth: { username, password } }.');
+  }
+  if (options.auth === undefined) {
+    throw new ConfigurationError(
+      'auth',
+      'createWebhooks needs `auth`: the Basic credentials configured on the webhook ({ username, password }), ' +
+        'or `auth: false` to accept unauthenticated requests.',
+    );
+  }
+}
+
+function checkLimits({ maxBodyBytes, handlerTimeoutMs, invalidPayload }: WebhooksOptions): void {
+  if (maxBodyBytes !== undefined && !(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
+    throw new ConfigurationError('maxBodyBytes', '`maxBodyBytes` must be a positive whole number of bytes.');
+  }
+  if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
+    throw new ConfigurationError('handlerTimeoutMs', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
+  }
+  if (invalidPayload !== undefined && invalidPayload !== 'accept' && invalidPayload !== 'reject') {
+    throw new ConfigurationError('invalidPayload', "`invalidPayload` must be 'accept' or 'reject'.");
+  }
+}
+
+function checkDedupe({ maxKeys, windowMs }: DedupeOptions): void {
+  if (maxKeys !== undefined && !(Number.isSafeInteger(maxKeys) && maxKeys > 0 && maxKeys <= MAX_DEDUPE_KEYS)) {
+    throw new ConfigurationError('dedupe.maxKeys', `\`dedupe.maxKeys\` must be a whole number from 1 to ${MAX_DEDUPE_KEYS}.`);
+  }
+  if (windowMs !== undefined && !(windowMs > 0)) {
+    throw new ConfigurationError('dedupe.windowMs', '`dedupe.windowMs` must be a positive number of milliseconds.');
+  }
+}
