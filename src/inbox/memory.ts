@@ -44,233 +44,235 @@ interface Slot {
 const STORED: Promise<PutResult> = Promise.resolve('stored');
 const DUPLICATE: Promise<PutResult> = Promise.resolve('duplicate');
 
+/** Creates the in-process inbox. Not durable: see the top of this file. */
 export function memoryInbox(options: MemoryInboxOptions = {}): Inbox {
-  const maxKeys = options.maxKeys ?? 10_000;
-  const windowMs = options.windowMs ?? 10 * 60 * 1000;
-  if (!(Number.isSafeInteger(maxKeys) && maxKeys > 0)) throw new TypeError('memoryInbox: `maxKeys` must be a positive whole number.');
-  if (!(windowMs > 0)) throw new TypeError('memoryInbox: `windowMs` must be a positive number of milliseconds.');
+  return new MemoryInbox(options);
+}
 
+class MemoryInbox implements Inbox {
+  readonly kind = 'memory';
+  readonly durable = false;
+  readonly #maxKeys: number;
+  readonly #windowMs: number;
   /** Every known key; Map order is insertion order, which for done slots is close to oldest first. */
-  const slots = new Map<string, Slot>();
+  readonly #slots = new Map<string, Slot>();
   /** Keys of pending slots that are due now, oldest first (a queue with a moving head). */
-  let ready: string[] = [];
-  let head = 0;
-  const delayed = new Set<Slot>();
-  const running = new Set<Slot>();
-  const done = new Set<Slot>();
-  let deadCount = 0;
-  let closed = false;
-  const waiters = new Set<() => void>();
+  #ready: string[] = [];
+  #head = 0;
+  readonly #delayed = new Set<Slot>();
+  readonly #running = new Set<Slot>();
+  readonly #done = new Set<Slot>();
+  #deadCount = 0;
+  #closed = false;
+  readonly #waiters = new Set<() => void>();
 
-  function wake(): void {
-    for (const waiter of waiters) waiter();
-    waiters.clear();
+  constructor({ maxKeys = 10_000, windowMs = 10 * 60 * 1000 }: MemoryInboxOptions) {
+    if (!(Number.isSafeInteger(maxKeys) && maxKeys > 0)) throw new TypeError('memoryInbox: `maxKeys` must be a positive whole number.');
+    if (!(windowMs > 0)) throw new TypeError('memoryInbox: `windowMs` must be a positive number of milliseconds.');
+    this.#maxKeys = maxKeys;
+    this.#windowMs = windowMs;
   }
 
-  function forgetExpired(now: number): void {
-    for (const slot of done) {
-      if (slot.due > now && done.size <= maxKeys) break;
-      done.delete(slot);
-      slots.delete(slot.key);
+  put(entry: InboxEntry): Promise<PutResult> {
+    if (this.#closed) return Promise.reject(new Error('The memory inbox is closed.'));
+    const existing = this.#slots.get(entry.key);
+    if (existing) {
+      if (existing.state !== 'done' || existing.due > Date.now()) return DUPLICATE;
+      this.#done.delete(existing);
+      this.#slots.delete(entry.key);
+    }
+    const { key, trigger, receivedAt } = entry;
+    this.#slots.set(key, { entry, key, trigger, receivedAt, state: 'pending', attempts: 0, due: 0, token: '' });
+    this.#ready.push(key);
+    if (this.#waiters.size > 0) this.#wake();
+    return STORED;
+  }
+
+  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
+    if (this.#closed) throw new Error('The memory inbox is closed.');
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const claim = this.#take(leaseMs);
+      if (claim) return claim;
+      const now = Date.now();
+      if (now >= deadline || signal?.aborted || this.#closed) return undefined;
+      await this.#wait(Math.max(1, Math.min(deadline, this.#nextDue()) - now), signal);
     }
   }
 
-  function makeReady(slot: Slot): void {
-    slot.state = 'pending';
-    ready.push(slot.key);
+  async renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
+    const slot = this.#held(claim);
+    if (slot) slot.due = Date.now() + leaseMs;
+    return slot !== undefined;
   }
 
-  function take(leaseMs: number): InboxClaim | undefined {
+  async complete(claim: InboxClaim): Promise<void> {
+    const slot = this.#held(claim);
+    if (!slot) return;
+    this.#running.delete(slot);
+    slot.state = 'done';
+    slot.entry = undefined;
+    slot.due = slot.receivedAt + this.#windowMs;
+    // Re-inserted so the done slots stay in the order they were finished in (the eviction order).
+    this.#slots.delete(slot.key);
+    this.#slots.set(slot.key, slot);
+    this.#done.add(slot);
+    this.#forgetExpired(Date.now());
+  }
+
+  async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
+    const slot = this.#held(claim);
+    if (!slot) return;
+    this.#running.delete(slot);
+    slot.lastError = outcome.error;
+    if ('dead' in outcome) {
+      slot.state = 'dead';
+      this.#deadCount += 1;
+    } else {
+      slot.state = 'pending';
+      slot.due = outcome.retryAt;
+      this.#delayed.add(slot);
+      if (this.#waiters.size > 0) this.#wake();
+    }
+  }
+
+  async stats(): Promise<InboxStats> {
+    this.#forgetExpired(Date.now());
+    const running = this.#running.size;
+    const done = this.#done.size;
+    const dead = this.#deadCount;
+    return { pending: this.#slots.size - running - done - dead, running, done, dead };
+  }
+
+  async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
+    checkState(state);
+    this.#forgetExpired(Date.now());
+    const listed: InboxListing[] = [];
+    for (const slot of this.#slots.values()) {
+      if (listed.length >= limit) break;
+      if (slot.state === state) listed.push(listingOf(slot));
+    }
+    return listed;
+  }
+
+  async retry(keys?: readonly string[]): Promise<number> {
+    let count = 0;
+    const chosen = keys ? keys.map((key) => this.#slots.get(key)) : [...this.#slots.values()];
+    for (const slot of chosen) {
+      if (slot?.state !== 'dead') continue;
+      this.#deadCount -= 1;
+      slot.attempts = 0;
+      slot.state = 'pending';
+      this.#ready.push(slot.key);
+      count += 1;
+    }
+    if (count > 0) this.#wake();
+    return count;
+  }
+
+  async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
+    checkState(state, false);
+    let count = 0;
+    for (const slot of [...this.#slots.values()]) {
+      if (slot.state !== state) continue;
+      this.#slots.delete(slot.key);
+      this.#delayed.delete(slot);
+      this.#done.delete(slot);
+      if (state === 'dead') this.#deadCount -= 1;
+      count += 1;
+    }
+    return count;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#wake();
+  }
+
+  #wake(): void {
+    for (const waiter of this.#waiters) waiter();
+    this.#waiters.clear();
+  }
+
+  /** Resolves after `ms`, on a put or a failure with a retry time, or when the signal aborts. */
+  #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wakeUp = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', wakeUp);
+        this.#waiters.delete(wakeUp);
+        resolve();
+      };
+      const timer = setTimeout(wakeUp, ms);
+      signal?.addEventListener('abort', wakeUp, { once: true });
+      this.#waiters.add(wakeUp);
+    });
+  }
+
+  #forgetExpired(now: number): void {
+    for (const slot of this.#done) {
+      if (slot.due > now && this.#done.size <= this.#maxKeys) break;
+      this.#done.delete(slot);
+      this.#slots.delete(slot.key);
+    }
+  }
+
+  /** Moves due retries and lapsed leases to the ready queue. A lapsed lease's next claim is another attempt. */
+  #promoteDue(now: number): void {
+    for (const slots of [this.#delayed, this.#running]) {
+      for (const slot of slots) {
+        if (slot.due > now) continue;
+        slots.delete(slot);
+        slot.state = 'pending';
+        this.#ready.push(slot.key);
+      }
+    }
+  }
+
+  #take(leaseMs: number): InboxClaim | undefined {
     const now = Date.now();
-    for (const slot of delayed) {
-      if (slot.due <= now) {
-        delayed.delete(slot);
-        makeReady(slot);
-      }
-    }
-    for (const slot of running) {
-      // A lease that ran out: its holder died or hung. The next claim counts as another attempt.
-      if (slot.due <= now) {
-        running.delete(slot);
-        makeReady(slot);
-      }
-    }
-    while (head < ready.length) {
-      const key = ready[head++] as string;
-      const slot = slots.get(key);
-      if (!slot || slot.state !== 'pending' || delayed.has(slot)) continue;
-      if (head > 1024 && head * 2 > ready.length) {
-        ready = ready.slice(head);
-        head = 0;
+    this.#promoteDue(now);
+    while (this.#head < this.#ready.length) {
+      const slot = this.#slots.get(this.#ready[this.#head++] as string);
+      if (!slot || slot.state !== 'pending' || this.#delayed.has(slot)) continue;
+      if (this.#head > 1024 && this.#head * 2 > this.#ready.length) {
+        this.#ready = this.#ready.slice(this.#head);
+        this.#head = 0;
       }
       slot.state = 'running';
       slot.attempts += 1;
       slot.due = now + leaseMs;
       slot.token = newToken();
-      running.add(slot);
-      const entry = slot.entry as InboxEntry;
-      return { ...entry, attempt: slot.attempts, token: slot.token };
+      this.#running.add(slot);
+      return { ...(slot.entry as InboxEntry), attempt: slot.attempts, token: slot.token };
     }
-    ready = [];
-    head = 0;
+    this.#ready = [];
+    this.#head = 0;
     return undefined;
   }
 
   /** The slot of a claim still held by its holder. */
-  function held(claim: InboxClaim): Slot | undefined {
-    const slot = slots.get(claim.key);
+  #held(claim: InboxClaim): Slot | undefined {
+    const slot = this.#slots.get(claim.key);
     return slot && slot.state === 'running' && slot.token === claim.token ? slot : undefined;
   }
 
-  function nextDue(): number {
+  #nextDue(): number {
     let next = Infinity;
-    for (const slot of delayed) next = Math.min(next, slot.due);
-    for (const slot of running) next = Math.min(next, slot.due);
+    for (const slot of this.#delayed) next = Math.min(next, slot.due);
+    for (const slot of this.#running) next = Math.min(next, slot.due);
     return next;
   }
+}
 
-  function ensureOpen(): void {
-    if (closed) throw new Error('The memory inbox is closed.');
-  }
-
-  function stats(): InboxStats {
-    forgetExpired(Date.now());
-    const pending = slots.size - running.size - done.size - deadCount;
-    return { pending, running: running.size, done: done.size, dead: deadCount };
-  }
-
-  const inbox: Inbox = {
-    kind: 'memory',
-    durable: false,
-    put(entry) {
-      if (closed) return Promise.reject(new Error('The memory inbox is closed.'));
-      const existing = slots.get(entry.key);
-      if (existing) {
-        if (existing.state !== 'done' || existing.due > Date.now()) return DUPLICATE;
-        done.delete(existing);
-        slots.delete(entry.key);
-      }
-      const slot: Slot = {
-        entry,
-        key: entry.key,
-        trigger: entry.trigger,
-        receivedAt: entry.receivedAt,
-        state: 'pending',
-        attempts: 0,
-        due: 0,
-        token: '',
-      };
-      slots.set(entry.key, slot);
-      ready.push(entry.key);
-      if (waiters.size > 0) wake();
-      return STORED;
-    },
-    async claim({ leaseMs, waitMs, signal }: ClaimOptions) {
-      ensureOpen();
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        const claim = take(leaseMs);
-        if (claim) return claim;
-        const now = Date.now();
-        if (now >= deadline || signal?.aborted || closed) return undefined;
-        await new Promise<void>((resolve) => {
-          const wakeUp = () => {
-            clearTimeout(timer);
-            signal?.removeEventListener('abort', wakeUp);
-            waiters.delete(wakeUp);
-            resolve();
-          };
-          const timer = setTimeout(wakeUp, Math.max(1, Math.min(deadline, nextDue()) - now));
-          signal?.addEventListener('abort', wakeUp, { once: true });
-          waiters.add(wakeUp);
-        });
-      }
-    },
-    async renew(claim, leaseMs) {
-      const slot = held(claim);
-      if (slot) slot.due = Date.now() + leaseMs;
-      return slot !== undefined;
-    },
-    async complete(claim) {
-      const slot = held(claim);
-      if (!slot) return;
-      running.delete(slot);
-      slot.state = 'done';
-      slot.entry = undefined;
-      slot.due = slot.receivedAt + windowMs;
-      // Re-inserted so the done slots stay in the order they were finished in (the eviction order).
-      slots.delete(slot.key);
-      slots.set(slot.key, slot);
-      done.add(slot);
-      forgetExpired(Date.now());
-    },
-    async fail(claim, outcome: FailOutcome) {
-      const slot = held(claim);
-      if (!slot) return;
-      running.delete(slot);
-      slot.lastError = outcome.error;
-      if ('dead' in outcome) {
-        slot.state = 'dead';
-        deadCount += 1;
-      } else {
-        slot.state = 'pending';
-        slot.due = outcome.retryAt;
-        delayed.add(slot);
-        if (waiters.size > 0) wake();
-      }
-    },
-    async stats() {
-      return stats();
-    },
-    async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions) {
-      checkState(state);
-      forgetExpired(Date.now());
-      const listed: InboxListing[] = [];
-      for (const slot of slots.values()) {
-        if (listed.length >= limit) break;
-        if (slot.state !== state) continue;
-        listed.push({
-          key: slot.key,
-          trigger: slot.trigger,
-          state: slot.state,
-          receivedAt: slot.receivedAt,
-          attempts: slot.attempts,
-          ...(slot.lastError === undefined ? {} : { lastError: slot.lastError }),
-          ...(slot.entry ? { event: slot.entry.event, rawBody: slot.entry.rawBody } : {}),
-        });
-      }
-      return listed;
-    },
-    async retry(keys) {
-      let count = 0;
-      const chosen = keys ? keys.map((key) => slots.get(key)) : [...slots.values()];
-      for (const slot of chosen) {
-        if (slot?.state !== 'dead') continue;
-        deadCount -= 1;
-        slot.attempts = 0;
-        makeReady(slot);
-        count += 1;
-      }
-      if (count > 0) wake();
-      return count;
-    },
-    async purge({ state }) {
-      checkState(state, false);
-      let count = 0;
-      for (const slot of [...slots.values()]) {
-        if (slot.state !== state) continue;
-        slots.delete(slot.key);
-        delayed.delete(slot);
-        done.delete(slot);
-        if (state === 'dead') deadCount -= 1;
-        count += 1;
-      }
-      return count;
-    },
-    async close() {
-      closed = true;
-      wake();
-    },
+function listingOf(slot: Slot): InboxListing {
+  return {
+    key: slot.key,
+    trigger: slot.trigger,
+    state: slot.state,
+    receivedAt: slot.receivedAt,
+    attempts: slot.attempts,
+    ...(slot.lastError === undefined ? {} : { lastError: slot.lastError }),
+    ...(slot.entry ? { event: slot.entry.event, rawBody: slot.entry.rawBody } : {}),
   };
-  return inbox;
 }

@@ -22,11 +22,14 @@ import {
   newToken,
   pause,
   type ClaimOptions,
+  type FailOutcome,
   type Inbox,
   type InboxClaim,
+  type InboxEntry,
   type InboxListing,
   type InboxState,
   type InboxStats,
+  type ListOptions,
   type PutResult,
 } from './port.js';
 import { WriteBatch } from './write-batch.js';
@@ -148,40 +151,150 @@ function listing(row: Row): InboxListing {
   };
 }
 
+/** Opens (or creates) the inbox in one SQLite file. */
 export function sqliteInbox(options: SqliteInboxOptions): Inbox {
   if (!options || typeof options.path !== 'string' || options.path === '') {
     throw new TypeError('sqliteInbox needs `path`: the database file, e.g. sqliteInbox({ path: "./.data/inbox.db" }).');
   }
-  const windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
-  const pollMs = options.pollMs ?? 100;
-  if (!(windowMs > 0)) throw new TypeError('sqliteInbox: `windowMs` must be a positive number of milliseconds.');
+  if (options.windowMs !== undefined && !(options.windowMs > 0)) {
+    throw new TypeError('sqliteInbox: `windowMs` must be a positive number of milliseconds.');
+  }
+  return new SqliteInbox(options);
+}
 
-  const db = openDatabase(options.path);
-  const sql = statements(db);
-  const batch = new WriteBatch((body) => db.transaction(body).immediate());
+type Statements = ReturnType<typeof statements>;
+
+class SqliteInbox implements Inbox {
+  readonly kind = 'sqlite';
+  readonly durable = true;
+  readonly #db: Database.Database;
+  readonly #sql: Statements;
+  readonly #batch: WriteBatch;
+  readonly #windowMs: number;
+  readonly #pollMs: number;
   /** Workers of this process waiting for work: a local put wakes them without waiting for a poll. */
-  const waiters = new Set<() => void>();
-  let closed = false;
+  readonly #waiters = new Set<() => void>();
+  readonly #expiry: ReturnType<typeof setInterval>;
+  #closed = false;
 
-  const expiry = setInterval(() => {
-    if (!closed && sql.anyExpired.get(Date.now())) batch.add(() => sql.expire.run(Date.now())).catch(() => undefined);
-  }, EXPIRY_EVERY_MS);
-  expiry.unref();
-
-  function write<T>(run: () => T): Promise<T> {
-    if (closed) return Promise.reject(new Error('The SQLite inbox is closed.'));
-    return batch.add(run);
+  constructor(options: SqliteInboxOptions) {
+    this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
+    this.#pollMs = options.pollMs ?? 100;
+    this.#db = openDatabase(options.path);
+    this.#sql = statements(this.#db);
+    this.#batch = new WriteBatch((body) => this.#db.transaction(body).immediate());
+    this.#expiry = setInterval(() => this.#expire(), EXPIRY_EVERY_MS);
+    this.#expiry.unref();
   }
 
-  function wake(): void {
-    for (const waiter of waiters) waiter();
+  put(entry: InboxEntry): Promise<PutResult> {
+    const event = JSON.stringify(entry.event);
+    const { key, trigger, receivedAt, rawBody } = entry;
+    return this.#write(() => {
+      const changes = this.#sql.put.run({ key, trigger, receivedAt, event, rawBody, now: Date.now() }).changes;
+      return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
+    }).then((result) => {
+      if (result === 'stored') this.#wake();
+      return result;
+    });
   }
 
-  function takeOne(leaseMs: number): Promise<InboxClaim | undefined> {
+  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if (this.#closed) throw new Error('The SQLite inbox is closed.');
+      // A read first: claiming is a write, and an idle worker should not commit empty transactions.
+      if (this.#sql.anyDue.get(Date.now())) {
+        const claim = await this.#takeOne(leaseMs);
+        if (claim) return claim;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted) return undefined;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.#waiters.delete(done);
+          resolve();
+        };
+        this.#waiters.add(done);
+        pause(Math.min(this.#pollMs, left), signal).then(done);
+      });
+    }
+  }
+
+  renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
+    return this.#write(() => this.#sql.renew.run({ key: claim.key, token: claim.token, leaseEnd: Date.now() + leaseMs }).changes > 0);
+  }
+
+  async complete(claim: InboxClaim): Promise<void> {
+    await this.#write(() => this.#sql.complete.run({ key: claim.key, token: claim.token, windowMs: this.#windowMs }));
+  }
+
+  async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
+    const params = { key: claim.key, token: claim.token, error: outcome.error };
+    if ('dead' in outcome) {
+      await this.#write(() => this.#sql.bury.run({ ...params, due: Date.now() }));
+    } else {
+      await this.#write(() => this.#sql.retryLater.run({ ...params, due: outcome.retryAt }));
+      this.#wake();
+    }
+  }
+
+  async stats(): Promise<InboxStats> {
+    const counts: InboxStats = { pending: 0, running: 0, done: 0, dead: 0 };
+    for (const { state, n } of this.#sql.counts.all(Date.now()) as { state: number; n: number }[]) {
+      counts[INBOX_STATES[state] as InboxState] = n;
+    }
+    return counts;
+  }
+
+  async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
+    return (this.#sql.list.all(stateCode(checkState(state)), limit) as Row[]).map(listing);
+  }
+
+  async retry(keys?: readonly string[]): Promise<number> {
+    const now = Date.now();
+    const { revive, reviveAll } = this.#sql;
+    const count = await this.#write(() =>
+      keys ? keys.reduce((n, key) => n + revive.run(now, key).changes, 0) : reviveAll.run(now).changes,
+    );
+    if (count > 0) this.#wake();
+    return count;
+  }
+
+  async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
+    const code = stateCode(checkState(state, false));
+    return this.#write(() => this.#sql.purge.run(code).changes);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#expiry);
+    this.#batch.flush();
+    this.#wake();
+    this.#db.close();
+  }
+
+  #write<T>(run: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('The SQLite inbox is closed.'));
+    return this.#batch.add(run);
+  }
+
+  #wake(): void {
+    for (const waiter of this.#waiters) waiter();
+  }
+
+  /** Deletes one small batch of forgotten done rows, if there are any (a cheap read decides). */
+  #expire(): void {
+    if (this.#closed || !this.#sql.anyExpired.get(Date.now())) return;
+    this.#write(() => this.#sql.expire.run(Date.now())).catch(() => undefined);
+  }
+
+  #takeOne(leaseMs: number): Promise<InboxClaim | undefined> {
     const token = newToken();
-    return write(() => {
+    return this.#write(() => {
       const now = Date.now();
-      const row = sql.claim.get({ now, leaseEnd: now + leaseMs, token }) as Row | undefined;
+      const row = this.#sql.claim.get({ now, leaseEnd: now + leaseMs, token }) as Row | undefined;
       if (!row) return undefined;
       return {
         key: row.key,
@@ -194,85 +307,4 @@ export function sqliteInbox(options: SqliteInboxOptions): Inbox {
       };
     });
   }
-
-  const inbox: Inbox = {
-    kind: 'sqlite',
-    durable: true,
-    put(entry) {
-      const event = JSON.stringify(entry.event);
-      return write(() => {
-        const params = { key: entry.key, trigger: entry.trigger, receivedAt: entry.receivedAt, event, rawBody: entry.rawBody, now: Date.now() };
-        return (sql.put.run(params).changes > 0 ? 'stored' : 'duplicate') as PutResult;
-      }).then((result) => {
-        if (result === 'stored') wake();
-        return result;
-      });
-    },
-    async claim({ leaseMs, waitMs, signal }: ClaimOptions) {
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        if (closed) throw new Error('The SQLite inbox is closed.');
-        // A read first: claiming is a write, and an idle worker should not commit empty transactions.
-        if (sql.anyDue.get(Date.now())) {
-          const claim = await takeOne(leaseMs);
-          if (claim) return claim;
-        }
-        const left = deadline - Date.now();
-        if (left <= 0 || signal?.aborted) return undefined;
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            waiters.delete(done);
-            resolve();
-          };
-          waiters.add(done);
-          pause(Math.min(pollMs, left), signal).then(done);
-        });
-      }
-    },
-    renew(claim, leaseMs) {
-      return write(() => sql.renew.run({ key: claim.key, token: claim.token, leaseEnd: Date.now() + leaseMs }).changes > 0);
-    },
-    async complete(claim) {
-      await write(() => sql.complete.run({ key: claim.key, token: claim.token, windowMs }));
-    },
-    async fail(claim, outcome) {
-      const params = { key: claim.key, token: claim.token, error: outcome.error };
-      if ('dead' in outcome) await write(() => sql.bury.run({ ...params, due: Date.now() }));
-      else {
-        await write(() => sql.retryLater.run({ ...params, due: outcome.retryAt }));
-        wake();
-      }
-    },
-    async stats() {
-      const counts: InboxStats = { pending: 0, running: 0, done: 0, dead: 0 };
-      for (const { state, n } of sql.counts.all(Date.now()) as { state: number; n: number }[]) {
-        counts[INBOX_STATES[state] as InboxState] = n;
-      }
-      return counts;
-    },
-    async list({ state, limit = DEFAULT_LIST_LIMIT }) {
-      return (sql.list.all(stateCode(checkState(state)), limit) as Row[]).map(listing);
-    },
-    async retry(keys) {
-      const now = Date.now();
-      const count = await write(() =>
-        keys ? keys.reduce((n, key) => n + sql.revive.run(now, key).changes, 0) : sql.reviveAll.run(now).changes,
-      );
-      if (count > 0) wake();
-      return count;
-    },
-    async purge({ state }) {
-      const code = stateCode(checkState(state, false));
-      return write(() => sql.purge.run(code).changes);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      clearInterval(expiry);
-      batch.flush();
-      wake();
-      db.close();
-    },
-  };
-  return inbox;
 }

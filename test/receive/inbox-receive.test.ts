@@ -47,22 +47,35 @@ async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promis
   }
 }
 
+/** The inbox with another `put` (the stores are classes: their methods do not survive a spread). */
+function withPut(inner: Inbox, put: Inbox['put']): Inbox {
+  return {
+    kind: inner.kind,
+    durable: inner.durable,
+    put,
+    claim: (options) => inner.claim(options),
+    renew: (claim, leaseMs) => inner.renew(claim, leaseMs),
+    complete: (claim) => inner.complete(claim),
+    fail: (claim, outcome) => inner.fail(claim, outcome),
+    stats: () => inner.stats(),
+    list: (options) => inner.list(options),
+    retry: (keys) => inner.retry(keys),
+    purge: (options) => inner.purge(options),
+    close: () => inner.close(),
+  };
+}
+
 /** A memory inbox whose puts wait at a gate the test opens (or fails). */
 function gatedInbox() {
   const inner = memoryInbox();
   const gates: Array<{ open: () => void; fail: (error: Error) => void }> = [];
   const puts: InboxEntry[] = [];
-  const inbox: Inbox = {
-    ...inner,
-    kind: inner.kind,
-    durable: inner.durable,
-    put(entry) {
-      puts.push(entry);
-      return new Promise<PutResult>((resolve, reject) => {
-        gates.push({ open: () => resolve(inner.put(entry)), fail: reject });
-      });
-    },
-  };
+  const inbox = withPut(inner, (entry) => {
+    puts.push(entry);
+    return new Promise<PutResult>((resolve, reject) => {
+      gates.push({ open: () => resolve(inner.put(entry)), fail: reject });
+    });
+  });
   return { inbox, inner, gates, puts };
 }
 
@@ -103,7 +116,7 @@ describe('createWebhooks({ inbox }): answers', () => {
   it('503 + Retry-After + onError inbox_failed (with the raw body) when the put fails; the retry is taken', async () => {
     const inner = memoryInbox();
     let failing = true;
-    const inbox: Inbox = { ...inner, put: (entry) => (failing ? Promise.reject(new Error('disk full')) : inner.put(entry)) };
+    const inbox = withPut(inner, (entry) => (failing ? Promise.reject(new Error('disk full')) : inner.put(entry)));
     const { webhooks, errors } = receiver({ inbox });
     const handler = vi.fn();
     webhooks.on('message_sent', handler);
