@@ -3,7 +3,7 @@
  * others, and every failure reaches the error handlers with the event and its raw body.
  */
 import { EventEmitter } from 'eventemitter3';
-import { WebhookError } from './errors.js';
+import { describeCause as describe, WebhookError } from './errors.js';
 import type { ParsedWebhook } from '../events/index.js';
 import type { WebhookLogger } from './logger.js';
 
@@ -24,8 +24,6 @@ type Listener = AnyHandler;
 
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 export class Dispatcher {
   readonly #emitter = new EventEmitter<string | symbol>();

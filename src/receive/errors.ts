@@ -65,3 +65,20 @@ export class WebhookError extends Error {
     if (details.event !== undefined) this.event = details.event;
   }
 }
+
+/**
+ * A failure's text for a message or log line, whatever was thrown: handlers may throw values `String()`
+ * cannot convert (`Object.create(null)`, an object whose `toString` throws or is not a function), and a
+ * failure while describing a failure must never escape as an unhandled rejection.
+ */
+export function describeCause(cause: unknown): string {
+  try {
+    return cause instanceof Error ? String(cause.message) : String(cause);
+  } catch {
+    try {
+      return Object.prototype.toString.call(cause);
+    } catch {
+      return 'a value that cannot be described';
+    }
+  }
+}

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
 import { bodyDigest, DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
 import { ANY, Dispatcher, isThenable, UNKNOWN, type AnyHandler } from './dispatch.js';
-import { WebhookError } from './errors.js';
+import { describeCause, WebhookError } from './errors.js';
 import type { EventOf, ParsedWebhook, UnknownWebhookEvent } from '../events/index.js';
 import {
   isJsonContentType,
@@ -298,7 +298,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
 
   /** Anything unforeseen is still answered, never with a stack trace. */
   function failed(cause: unknown): WebhookResponse {
-    logger.error?.({ reason: String(cause) }, 'Unexpected failure while handling a webhook request.');
+    logger.error?.({ reason: describeCause(cause) }, 'Unexpected failure while handling a webhook request.');
     return reply(500, 'Internal error.');
   }
 
