@@ -1,4 +1,12 @@
-export { createWebhooks, parseWebhook, safeParseWebhook, WebhookError, verifyBasicAuth, createBasicAuthVerifier } from './receive/index.js';
+export {
+  ConfigurationError,
+  createBasicAuthVerifier,
+  createWebhooks,
+  parseWebhook,
+  safeParseWebhook,
+  verifyBasicAuth,
+  WebhookError,
+} from './receive/index.js';
 export type {
   BasicAuthCredentials,
   BasicAuthOption,

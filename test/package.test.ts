@@ -17,6 +17,10 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/fetch': ['fetchHandler'],
   'chat-webhooks/node': ['nodeMiddleware'],
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
+  'chat-webhooks/api': [
+    'createChatClient', 'createManagementClient', 'ApiError', 'ValidationError', 'messageDataSchema', 'messageDataSize',
+    'messageTagsSchema', 'formFieldSchema', 'buttonActionSchema', 'form', 'webhookConfigSchema', 'appCreateSchema', 'authFromWebhookConfig',
+  ],
 };
 
 describe('published package', () => {

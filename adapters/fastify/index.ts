@@ -11,7 +11,7 @@
  * streaming, unauthenticated bodies never read), and the rest of the app keeps its own parsers and limits.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { WebhookError, type BodyReader, type Webhooks } from '../../src/receive/index.js';
+import { ConfigurationError, WebhookError, type BodyReader, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders } from '../shared/node-request.js';
 import { nodeBodyReader } from '../shared/stream-reader.js';
 
@@ -25,8 +25,8 @@ export interface FastifyWebhooksOptions {
 export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, options) => {
   const { webhooks, path = '/webhooks' } = options ?? {};
   if (typeof webhooks?.handle !== 'function') {
-    throw new WebhookError(
-      'invalid_options',
+    throw new ConfigurationError(
+      'webhooks',
       'fastifyWebhooks needs the receiver: app.register(fastifyWebhooks, { webhooks: createWebhooks({ … }) }).',
     );
   }

@@ -3,7 +3,7 @@
  * APIs (payload 1.0, also HTTP APIs set to 1.0), HTTP APIs (payload 2.0), function URLs and Application Load
  * Balancer targets; the kind is read from each event, and the result takes the shape that kind expects.
  */
-import { WebhookError, type HandleOptions, type ParsedWebhook, type Webhooks } from '../../src/receive/index.js';
+import { ConfigurationError, type HandleOptions, type ParsedWebhook, type Webhooks } from '../../src/receive/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
 import { kindOf, toRequest, toResult } from './translate.js';
 
@@ -48,7 +48,7 @@ const GRACE_MS = 100;
 export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
   const { timeBudgetMs = DEFAULT_TIME_BUDGET_MS, enqueue, path } = options;
   if (!(timeBudgetMs > 0 && timeBudgetMs !== Infinity)) {
-    throw new WebhookError('invalid_options', '`timeBudgetMs` must be a positive number of milliseconds.');
+    throw new ConfigurationError('timeBudgetMs', '`timeBudgetMs` must be a positive number of milliseconds.');
   }
 
   // Exactly two parameters and async: Node 24 runtimes refuse callback-style handlers.

@@ -22,7 +22,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import basicAuth from 'basic-auth';
 import { digest } from '../platform/digest.js';
-import { WebhookError } from './errors.js';
+import { ConfigurationError } from './errors.js';
 
 /** The user name and password configured on the platform's webhook (`username`, `password`). */
 export interface BasicAuthCredentials {
@@ -46,18 +46,18 @@ export type BasicAuthVerifier = (header: string | null | undefined) => boolean;
 export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuthVerifier {
   const list = Array.isArray(credentials) ? credentials : [credentials as BasicAuthCredentials];
   if (list.length === 0) {
-    throw new WebhookError('invalid_options', '`auth` lists no credentials; give at least one { username, password }.');
+    throw new ConfigurationError('auth', '`auth` lists no credentials; give at least one { username, password }.');
   }
   const expected = list.map((entry, index) => {
     if (typeof entry?.username !== 'string' || typeof entry?.password !== 'string') {
-      throw new WebhookError('invalid_options', `\`auth[${index}]\` must be { username: string, password: string }.`);
+      throw new ConfigurationError(`auth[${index}]`, `\`auth[${index}]\` must be { username: string, password: string }.`);
     }
     if (entry.username === '' || entry.password === '') {
-      throw new WebhookError('invalid_options', `\`auth[${index}]\` has an empty username or password.`);
+      throw new ConfigurationError(`auth[${index}]`, `\`auth[${index}]\` has an empty username or password.`);
     }
     if (entry.username.includes(':')) {
       // Basic auth splits at the first colon: such a user name could never match.
-      throw new WebhookError('invalid_options', `\`auth[${index}].username\` must not contain ':'.`);
+      throw new ConfigurationError(`auth[${index}].username`, `\`auth[${index}].username\` must not contain ':'.`);
     }
     return { user: keyed(entry.username), pass: keyed(entry.password) };
   });

@@ -6,11 +6,15 @@ import { randomBytes } from 'node:crypto';
 import { digest } from '../platform/digest.js';
 
 export interface DedupeOptions {
-  /** How long a delivery is remembered, in milliseconds. Default 10 minutes. */
+  /**
+   * How long a delivery is remembered, in milliseconds.
+   * @defaultValue 600000 (10 minutes)
+   */
   windowMs?: number;
   /**
-   * How many deliveries are remembered at most; the oldest are forgotten first. Default 10 000. The window
-   * takes about 37 bytes per key, allocated up front.
+   * How many deliveries are remembered at most; the oldest are forgotten first. The window takes about
+   * 37 bytes per key, allocated up front. At most 2^24.
+   * @defaultValue 10000
    */
   maxKeys?: number;
 }

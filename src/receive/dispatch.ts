@@ -3,8 +3,8 @@
  * others, and every failure reaches the error handlers with the event and its raw body.
  */
 import { EventEmitter } from 'eventemitter3';
-import { describeCause as describe, WebhookError } from './errors.js';
-import type { ParsedWebhook } from '../events/index.js';
+import { isKnownTrigger, type ParsedWebhook } from '../events/index.js';
+import { ConfigurationError, describeCause as describe, WebhookError } from './errors.js';
 import type { WebhookLogger } from './logger.js';
 
 /** Listener keys beside the trigger ids. Symbols, so no trigger id can collide with them. */
@@ -36,6 +36,27 @@ export class Dispatcher {
 
   on(key: string | symbol, handler: AnyHandler): void {
     this.#emitter.on(key, handler);
+  }
+
+  /** Registers a handler for known triggers; an unknown name is a mistake in the code, thrown at once. */
+  onTriggers(trigger: string | readonly string[], handler: AnyHandler): void {
+    const names = typeof trigger === 'string' ? [trigger] : trigger;
+    for (const name of names) {
+      if (!isKnownTrigger(name)) {
+        throw new ConfigurationError('trigger', `Unknown trigger "${name}"; use onUnknown for triggers this version does not know.`);
+      }
+    }
+    for (const name of names) this.#emitter.on(name, handler);
+  }
+
+  /** Removes a handler from some triggers, or (given only the handler) from everything it was registered for. */
+  offTriggers(triggerOrHandler: unknown, handler?: unknown): void {
+    if (typeof triggerOrHandler === 'function') {
+      this.offEverywhere(triggerOrHandler as AnyHandler);
+      return;
+    }
+    const names = typeof triggerOrHandler === 'string' ? [triggerOrHandler] : (triggerOrHandler as string[]);
+    for (const name of names) this.#emitter.off(name, handler as AnyHandler);
   }
 
   off(key: string | symbol, handler: AnyHandler): void {

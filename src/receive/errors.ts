@@ -1,40 +1,37 @@
 import type { z } from 'zod';
 
-/** What went wrong, as a stable machine-readable code. */
+/**
+ * What went wrong with a delivery, as a stable machine-readable code. Refusals carry the status the request
+ * was answered with; failures after the 200 (`handler_failed`, `handler_timeout`, `shutdown_abandoned`) have
+ * none: the sender was already told OK.
+ */
 export type WebhookErrorCode =
-  | 'method_not_allowed'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unauthorized'
   | 'invalid_json'
   | 'invalid_envelope'
   | 'invalid_payload'
-  | 'unknown_trigger'
-  | 'handler_failed'
-  | 'handler_timeout'
   | 'inbox_failed'
   | 'enqueue_failed'
-  | 'shutting_down'
-  | 'shutdown_abandoned'
-  | 'invalid_options';
+  | 'handler_failed'
+  | 'handler_timeout'
+  | 'shutdown_abandoned';
 
-/** The HTTP status a request failing with this code is answered with. */
-const statusOf: Record<WebhookErrorCode, number> = {
-  method_not_allowed: 405,
+/** The HTTP status a request refused with this code is answered with; none for failures after the 200. */
+const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unauthorized: 401,
   invalid_json: 400,
   invalid_envelope: 400,
+  // Answered 400 with `invalidPayload: 'reject'`; with the default 'accept', 200 and then onError.
   invalid_payload: 400,
-  unknown_trigger: 200,
-  handler_failed: 500,
-  handler_timeout: 500,
   inbox_failed: 503,
   enqueue_failed: 503,
-  shutting_down: 503,
-  shutdown_abandoned: 500,
-  invalid_options: 500,
+  handler_failed: undefined,
+  handler_timeout: undefined,
+  shutdown_abandoned: undefined,
 };
 
 export interface WebhookErrorDetails {
@@ -47,11 +44,16 @@ export interface WebhookErrorDetails {
   cause?: unknown;
 }
 
-/** Every failure the library reports, thrown or handed to `onError`. */
+/**
+ * A delivery that was refused, or whose handling failed after it was acknowledged: what `onError` gets and
+ * what `parseWebhook` throws. The sender's doing or a handler's; never a mistake in the options (those throw
+ * a `ConfigurationError` when the receiver is created).
+ */
 export class WebhookError extends Error {
   override readonly name = 'WebhookError';
   readonly code: WebhookErrorCode;
-  readonly status: number;
+  /** The status the request was answered with; undefined for failures after the 200. */
+  readonly status: number | undefined;
   readonly issues?: z.core.$ZodIssue[];
   readonly rawBody?: string | Uint8Array;
   readonly event?: unknown;
@@ -63,6 +65,21 @@ export class WebhookError extends Error {
     if (details.issues) this.issues = details.issues;
     if (details.rawBody !== undefined) this.rawBody = details.rawBody;
     if (details.event !== undefined) this.event = details.event;
+  }
+}
+
+/**
+ * A mistake in how the library is set up (an option out of range, an unknown trigger name given to `on`),
+ * thrown at the call that made it, for the developer to fix; never about a delivery.
+ */
+export class ConfigurationError extends Error {
+  override readonly name = 'ConfigurationError';
+  /** The option or argument at fault (`maxBodyBytes`, `auth[0]`, `dedupe.maxKeys`, `trigger`). */
+  readonly option: string;
+
+  constructor(option: string, message: string) {
+    super(message);
+    this.option = option;
   }
 }
 

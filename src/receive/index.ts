@@ -4,7 +4,7 @@ export type { CloseOptions, CloseResult, HandleOptions, Webhooks, WebhooksOption
 export type { InboxEntry, WebhookInbox } from './inbox.js';
 export { parseWebhook, safeParseWebhook } from './parse.js';
 export type { SafeParseResult, WebhookBody } from './parse.js';
-export { WebhookError } from './errors.js';
+export { ConfigurationError, WebhookError } from './errors.js';
 export type { WebhookErrorCode, WebhookErrorDetails } from './errors.js';
 export { verifyBasicAuth, createBasicAuthVerifier } from './auth.js';
 export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth.js';

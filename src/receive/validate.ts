@@ -3,7 +3,7 @@
  * whole event by trigger, so an issue's path points at the exact field (`data.message.id`).
  */
 import { z } from 'zod';
-import { compileValidator, type Validator } from './compile.js';
+import { compileValidator, type Validator } from './compile/index.js';
 import { openSet } from '../events/records.js';
 import { isKnownTrigger, registry, type Trigger } from '../events/index.js';
 

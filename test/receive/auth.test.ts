@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBasicAuthVerifier, createWebhooks, verifyBasicAuth } from '../../src/index.js';
+import { ConfigurationError, createBasicAuthVerifier, createWebhooks, verifyBasicAuth } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing/index.js';
 
 const credentials = { username: 'platform', password: 's3cret' };
@@ -68,6 +68,7 @@ describe('verifyBasicAuth', () => {
   });
 
   it('rejects unusable credential configurations with a clear message', () => {
+    expect(() => createBasicAuthVerifier([])).toThrow(ConfigurationError);
     expect(() => createBasicAuthVerifier([])).toThrow(/no credentials/);
     expect(() => createBasicAuthVerifier({ username: '', password: 'x' })).toThrow(/empty username or password/);
     expect(() => createBasicAuthVerifier({ username: 'a:b', password: 'x' })).toThrow(/must not contain ':'/);
@@ -77,7 +78,8 @@ describe('verifyBasicAuth', () => {
 
 describe('createWebhooks auth option', () => {
   it('refuses to start without `auth`, naming the fix', () => {
-    expect(() => createWebhooks({} as never)).toThrowError(expect.objectContaining({ code: 'invalid_options' }));
+    expect(() => createWebhooks({} as never)).toThrowError(expect.objectContaining({ name: 'ConfigurationError', option: 'auth' }));
+    expect(() => createWebhooks({} as never)).toThrow(ConfigurationError);
     expect(() => createWebhooks({} as never)).toThrow(/auth: false/);
   });
 

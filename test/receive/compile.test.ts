@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compileValidator, UnsupportedSchemaError, type Validator } from '../../src/receive/compile.js';
+import { compileValidator, UnsupportedSchemaError, type Validator } from '../../src/receive/compile/index.js';
 import { triggers, type Trigger } from '../../src/events/registry.js';
 import { eventSchemaOf } from '../../src/receive/validate.js';
 

@@ -134,7 +134,11 @@ describe('the dedupe option', () => {
   it('refuses capacities and windows that cannot work, naming the option', () => {
     for (const dedupe of [{ maxKeys: 0 }, { maxKeys: 1.5 }, { maxKeys: 2 ** 30 }, { windowMs: 0 }, { windowMs: Number.NaN }]) {
       expect(() => createWebhooks({ auth: false, dedupe })).toThrowError(
-        expect.objectContaining({ code: 'invalid_options', message: expect.stringMatching(/dedupe\.(maxKeys|windowMs)/) }),
+        expect.objectContaining({
+          name: 'ConfigurationError',
+          option: expect.stringMatching(/^dedupe\.(maxKeys|windowMs)$/),
+          message: expect.stringMatching(/dedupe\.(maxKeys|windowMs)/),
+        }),
       );
     }
     expect(() => createWebhooks({ auth: false, dedupe: { maxKeys: 1, windowMs: 1 } })).not.toThrow();

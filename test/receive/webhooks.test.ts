@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { createWebhooks, triggers, type ParsedWebhook, type WebhookError, type WebhooksOptions } from '../../src/index.js';
+import { ConfigurationError, createWebhooks, triggers, WebhookError, type ParsedWebhook, type WebhooksOptions } from '../../src/index.js';
 import { basicAuthHeader, buildRequest, createTestEvent } from '../../src/testing/index.js';
 
 const auth = { username: 'platform', password: 's3cret' };
@@ -389,6 +389,42 @@ describe('options', () => {
     expect(() => createWebhooks({ auth, maxBodyBytes: -1 })).toThrow(/maxBodyBytes/);
     expect(() => createWebhooks({ auth, invalidPayload: 'drop' as never })).toThrow(/invalidPayload/);
     expect(() => createWebhooks({ auth, handlerTimeoutMs: -5 })).toThrow(/handlerTimeoutMs/);
+  });
+
+  it('throws option mistakes as a ConfigurationError naming the option, not as a WebhookError', () => {
+    for (const [options, option] of [
+      [{ auth, maxBodyBytes: 0 }, 'maxBodyBytes'],
+      [{ auth, invalidPayload: 'drop' }, 'invalidPayload'],
+      [{ auth, handlerTimeoutMs: Number.NaN }, 'handlerTimeoutMs'],
+      [{ auth: [] }, 'auth'],
+      [null, 'options'],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        createWebhooks(options as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ConfigurationError);
+      expect(thrown).not.toBeInstanceOf(WebhookError);
+      expect(thrown).toMatchObject({ name: 'ConfigurationError', option });
+    }
+    expect(() => createWebhooks({ auth }).on('poll_voted' as never, () => {})).toThrow(ConfigurationError);
+  });
+
+  it('leaves failures after the 200 without an HTTP status, and gives refusals theirs', async () => {
+    const { webhooks, errors } = receiver();
+    webhooks.on('message_sent', () => {
+      throw new Error('boom');
+    });
+    const accepted = await webhooks.handle(buildRequest(createTestEvent('message_sent'), { auth }));
+    await accepted.done;
+    const refused = await webhooks.handle(buildRequest('{', { auth }));
+    await refused.done;
+    expect(errors.map(({ code, status }) => [code, status])).toEqual([
+      ['handler_failed', undefined],
+      ['invalid_json', 400],
+    ]);
   });
 });
 

@@ -1,0 +1,44 @@
+/**
+ * Admission checks: what the headers alone decide, before any of the body is read (shutting down, method,
+ * declared size, content type, Basic auth).
+ */
+import { Answers, reply, RETRY_LATER, UNAUTHORIZED_HEADERS } from './answers.js';
+import { WebhookError } from './errors.js';
+import { isJsonContentType, isRepeatedHeader, readHeader, type WebhookRequest, type WebhookResponse } from './http.js';
+import type { InFlight } from './in-flight.js';
+import type { Settings } from './options.js';
+
+export class Admission {
+  constructor(
+    private readonly settings: Settings,
+    private readonly answers: Answers,
+    private readonly inFlight: InFlight,
+  ) {}
+
+  /** The response refusing the request, or undefined when its body may be read. */
+  refusal(request: WebhookRequest): WebhookResponse | undefined {
+    if (this.inFlight.closing) {
+      return reply(503, 'The receiver is shutting down; retry later.', { ...RETRY_LATER, connection: 'close' });
+    }
+    const { method, headers } = request;
+    if (method !== 'POST' && method.toUpperCase() !== 'POST') {
+      return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
+    }
+    const length = readHeader(headers, 'content-length');
+    if (length !== undefined && Number(length) > this.settings.maxBodyBytes) return this.answers.tooLarge();
+    const contentType = readHeader(headers, 'content-type');
+    if (contentType && !isJsonContentType(contentType)) {
+      return this.answers.refuse(
+        new WebhookError('unsupported_media_type', `Webhook deliveries are JSON; got Content-Type "${contentType.slice(0, 100)}".`),
+      );
+    }
+    const { verify } = this.settings;
+    if (verify && (isRepeatedHeader(headers, 'authorization') || !verify(readHeader(headers, 'authorization')))) {
+      return this.answers.refuse(
+        new WebhookError('unauthorized', 'The request lacks valid Basic credentials for this webhook.'),
+        UNAUTHORIZED_HEADERS,
+      );
+    }
+    return undefined;
+  }
+}

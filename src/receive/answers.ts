@@ -1,0 +1,72 @@
+/**
+ * The responses the receiver gives, and the work each one leaves behind: a refusal's report to onError, an
+ * accepted event's handlers. Status decisions are made by admission and intake; this is how they are said.
+ */
+import type { ParsedWebhook } from '../events/index.js';
+import type { Dispatcher } from './dispatch.js';
+import { describeCause, WebhookError } from './errors.js';
+import type { WebhookResponse } from './http.js';
+import { defer, Errand, ErrandResponse, type InFlight } from './in-flight.js';
+import type { WebhookLogger } from './logger.js';
+import type { Delivery } from './parse.js';
+
+export const RESOLVED = Promise.resolve();
+/** Shared by every response that adds no header of its own: adapters only read response headers. */
+export const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
+export const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
+export const RETRY_LATER = { 'retry-after': '5' };
+/** The answer to a repeat or a queued event: nothing runs after it. */
+export const OK: WebhookResponse = Object.freeze({ status: 200, headers: TEXT, body: 'OK', done: RESOLVED });
+
+/** A response with nothing to do after it. */
+export function reply(status: number, body: string, headers?: Record<string, string>): WebhookResponse {
+  return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done: RESOLVED };
+}
+
+export class Answers {
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly inFlight: InFlight,
+    private readonly logger: WebhookLogger,
+    private readonly maxBodyBytes: number,
+  ) {}
+
+  /** Answers a refused request; the error reaches onError after the response. */
+  refuse(error: WebhookError, headers?: Record<string, string>): WebhookResponse {
+    this.logger.debug?.({ code: error.code, status: error.status }, 'Refused a webhook request.');
+    const errand = new Errand(undefined, () => this.dispatcher.report(error), this.inFlight);
+    return this.#later(error.status ?? 400, error.message, headers ? { ...TEXT, ...headers } : TEXT, errand);
+  }
+
+  tooLarge(): WebhookResponse {
+    // Closing the connection spares reading the rest of an oversized body.
+    return this.refuse(new WebhookError('payload_too_large', `The body exceeds ${this.maxBodyBytes} bytes.`), {
+      connection: 'close',
+    });
+  }
+
+  unreadable(cause: unknown): WebhookResponse {
+    return this.refuse(new WebhookError('invalid_json', 'The request body could not be read.', { cause }));
+  }
+
+  /** Anything unforeseen is still answered, never with a stack trace. */
+  failed(cause: unknown): WebhookResponse {
+    this.logger.error?.({ reason: describeCause(cause) }, 'Unexpected failure while handling a webhook request.');
+    return reply(500, 'Internal error.');
+  }
+
+  /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
+  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): WebhookResponse {
+    const { error, known, rawBody } = delivery;
+    const { dispatcher } = this;
+    const text = typeof rawBody === 'string' ? rawBody : undefined;
+    const work = error ? () => dispatcher.report(error) : () => dispatcher.dispatch(event, known, text, timeoutMs);
+    return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));
+  }
+
+  /** Starts the errand after the response; the response's `done` settles once the errand has. */
+  #later(status: number, body: string, headers: Readonly<Record<string, string>>, errand: Errand): WebhookResponse {
+    defer(errand);
+    return new ErrandResponse(status, headers, body, errand);
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Codegen: objects, arrays and records become named functions, everything else an inline expression.
+ * Generated code reads properties by literal name (`v.uid`), which V8 specialises.
+ */
+import { hasEnumerableSymbol, isPlainObject, zodJudge, type Validator } from './runtime.js';
+import { definedPart, type ArrayNode, type Field, type Node, type ObjectNode, type RecordNode } from './tree.js';
+
+export function codegen(root: Node): Validator {
+  const generator = new Generator();
+  const entry = generator.test(root, 'v');
+  const source = `"use strict";\n${generator.functions.join('\n')}\nreturn function validate(v) { return ${entry}; };`;
+  const factory = new Function('c', 'isPlainObject', 'hasEnumerableSymbol', source);
+  return factory(generator.constants, isPlainObject, hasEnumerableSymbol);
+}
+
+class Generator {
+  readonly functions: string[] = [];
+  readonly constants: unknown[] = [];
+  readonly #names = new Map<Node, string>();
+  readonly #bodies = new Map<string, string>();
+
+  #constant(value: unknown): string {
+    return `c[${this.constants.push(value) - 1}]`;
+  }
+
+  #prop(key: string | symbol): string {
+    if (typeof key === 'symbol') return `[${this.#constant(key)}]`;
+    return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  }
+
+  /** An expression that is true when `x` (an identifier) is valid. */
+  test(node: Node, x: string): string {
+    switch (node.kind) {
+      case 'any':
+        return 'true';
+      case 'never':
+        return 'false';
+      case 'string':
+      case 'boolean':
+        return `typeof ${x} === "${node.kind}"`;
+      case 'number':
+        return `Number.isFinite(${x})`;
+      case 'null':
+        return `${x} === null`;
+      case 'undefined':
+        return `${x} === undefined`;
+      case 'literal':
+        return this.#literal(node.values, x);
+      case 'optional':
+        return `(${x} === undefined || ${this.test(node.inner, x)})`;
+      case 'exactOptional':
+        return this.test(node.inner, x);
+      case 'nullable':
+        return `(${x} === null || ${this.test(node.inner, x)})`;
+      case 'nonoptional':
+        return `(${x} !== undefined && ${this.test(node.inner, x)})`;
+      case 'union':
+        return `(${node.options.map((option) => this.test(option, x)).join(' || ')})`;
+      case 'zod':
+        return `${this.#constant(zodJudge(node.schema))}(${x})`;
+      default:
+        return `${this.#functionFor(node)}(${x})`;
+    }
+  }
+
+  #literal(values: readonly unknown[], x: string): string {
+    const simple = values.every(
+      (value) => typeof value === 'string' || typeof value === 'boolean' || value === null || Number.isFinite(value),
+    );
+    if (!simple || values.length === 0) return `${this.#constant(new Set(values))}.has(${x})`;
+    return `(${values.map((value) => `${x} === ${JSON.stringify(value)}`).join(' || ')})`;
+  }
+
+  /** The name of the function checking an object, array or record; equal ones share one function. */
+  #functionFor(node: ObjectNode | ArrayNode | RecordNode): string {
+    let name = this.#names.get(node);
+    if (name) return name;
+    const body = node.kind === 'array' ? this.#arrayBody(node) : node.kind === 'record' ? this.#recordBody(node) : this.#objectBody(node);
+    // Equal sub-schemas built twice (every `z.array(z.string())`) share one function.
+    const text = body.join('\n  ');
+    name = this.#bodies.get(text);
+    if (!name) {
+      name = `f${this.#bodies.size}`;
+      this.#bodies.set(text, name);
+      this.functions.push(`function ${name}(v) {\n  ${text}\n  return true;\n}`);
+    }
+    this.#names.set(node, name);
+    return name;
+  }
+
+  #arrayBody(node: ArrayNode): string[] {
+    const body = ['if (!Array.isArray(v)) return false;'];
+    if (node.element.kind !== 'any') {
+      body.push(`for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(${this.test(node.element, 'x')})) return false; }`);
+    }
+    return body;
+  }
+
+  #recordBody(node: RecordNode): string[] {
+    const body = ['if (!isPlainObject(v)) return false;'];
+    if (!node.loose) body.push('if (hasEnumerableSymbol(v)) return false;');
+    if (node.value.kind !== 'any') {
+      body.push(
+        'const keys = Object.keys(v);',
+        'for (let i = 0; i < keys.length; i++) {',
+        `  const k = keys[i]; if (k === "__proto__") continue; const x = v[k]; if (!(${this.test(node.value, 'x')})) return false;`,
+        '}',
+      );
+    }
+    return body;
+  }
+
+  #objectBody(node: ObjectNode): string[] {
+    const body = ['if (typeof v !== "object" || v === null || Array.isArray(v)) return false;', 'let x;'];
+    for (const field of node.fields) body.push(this.#fieldCheck(field));
+    if (node.catchall) {
+      const rest = node.strict
+        ? 'return false;'
+        : `if (k === "__proto__") continue; x = v[k]; if (!(${this.test(node.catchall, 'x')})) return false;`;
+      body.push(`for (const k in v) { if (${this.#constant(node.known)}.has(k)) continue; ${rest} }`);
+    }
+    return body;
+  }
+
+  #fieldCheck(field: Field): string {
+    const key = typeof field.key === 'symbol' ? this.#constant(field.key) : JSON.stringify(field.key);
+    // zod's verdict on an undefined value depends on presence only when the two differ.
+    const undefinedOk =
+      field.undefinedOk === field.absentOk ? String(field.undefinedOk) : `${field.undefinedOk ? '' : '!'}(${key} in v)`;
+    const check = this.test(definedPart(field.node), 'x');
+    const fail =
+      undefinedOk === 'true'
+        ? `x !== undefined && !(${check})`
+        : undefinedOk === 'false'
+          ? `x === undefined || !(${check})`
+          : `x === undefined ? !${undefinedOk} : !(${check})`;
+    return `x = v${this.#prop(field.key)}; if (${fail}) return false;`;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The receiver's options: their documentation, their checks (a mistake throws a `ConfigurationError` when
+ * the receiver is created, never on a request) and their defaults, resolved once into `Settings`.
+ */
+import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
+import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
+import { ConfigurationError } from './errors.js';
+import type { WebhookInbox } from './inbox.js';
+import { consoleLogger, type WebhookLogger } from './logger.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
+
+export interface WebhooksOptions {
+  /**
+   * The Basic credentials configured on the platform's webhook (`useBasicAuth`, `username`, `password`), or
+   * a list while rotating (any of them is accepted). Turning authentication off takes an explicit `false`.
+   * @example { username: process.env.WEBHOOK_USER, password: process.env.WEBHOOK_PASSWORD }
+   * @example [{ username: 'platform', password: 'old' }, { username: 'platform', password: 'new' }]
+   */
+  auth: BasicAuthOption | false;
+  /**
+   * Bodies larger than this many bytes are answered 413 without being read further.
+   * @defaultValue 1048576 (1 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * What to answer when a known trigger's `data` fails its schema. The error goes to onError either way;
+   * `'accept'` answers 200 so the platform does not retry a payload that will never pass, `'reject'` 400.
+   * @defaultValue 'accept'
+   */
+  invalidPayload?: 'accept' | 'reject';
+  /**
+   * Repeats of a delivery within the window are answered 200 without running the handlers again.
+   * `false` turns this off.
+   * @defaultValue { windowMs: 600000, maxKeys: 10000 }
+   * @example { windowMs: 60 * 60 * 1000, maxKeys: 50_000 }
+   */
+  dedupe?: DedupeOptions | false;
+  /**
+   * A handler still running after this many milliseconds is reported to onError (`handler_timeout`); it is
+   * not stopped. `0` turns the limit off.
+   * @defaultValue 30000
+   */
+  handlerTimeoutMs?: number;
+  /** Commit each event durably before acknowledging it: the 200 is sent once `put` resolved. */
+  inbox?: WebhookInbox;
+  /**
+   * Where the receiver logs (pino-compatible: any of `debug`, `info`, `warn`, `error`). It is never given
+   * credentials or message bodies.
+   * @defaultValue warnings and errors on the console
+   * @example pino({ level: 'info' })
+   */
+  logger?: WebhookLogger;
+}
+
+/** The options checked and completed with their defaults. */
+export interface Settings {
+  readonly maxBodyBytes: number;
+  readonly rejectInvalid: boolean;
+  readonly handlerTimeoutMs: number;
+  readonly logger: WebhookLogger;
+  /** Absent when authentication is off. */
+  readonly verify: BasicAuthVerifier | undefined;
+  /** Absent when duplicates are not looked for. */
+  readonly dedupe: DedupeWindow | undefined;
+  readonly inbox: WebhookInbox | undefined;
+}
+
+/** Checks the options and resolves their defaults; throws a `ConfigurationError` naming the option at fault. */
+export function settingsOf(options: WebhooksOptions): Settings {
+  checkPresence(options);
+  checkLimits(options);
+  if (options.dedupe) checkDedupe(options.dedupe);
+  return {
+    maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    rejectInvalid: options.invalidPayload === 'reject',
+    handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    logger: options.logger ?? consoleLogger,
+    verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
+    dedupe: options.dedupe === false ? undefined : new DedupeWindow(options.dedupe),
+    inbox: options.inbox,
+  };
+}
+
+function checkPresence(options: WebhooksOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new ConfigurationError('options', 'createWebhooks needs an options object: { auth: { username, password } }.');
+  }
+  if (options.auth === undefined) {
+    throw new ConfigurationError(
+      'auth',
+      'createWebhooks needs `auth`: the Basic credentials configured on the webhook ({ username, password }), ' +
+        'or `auth: false` to accept unauthenticated requests.',
+    );
+  }
+}
+
+function checkLimits({ maxBodyBytes, handlerTimeoutMs, invalidPayload }: WebhooksOptions): void {
+  if (maxBodyBytes !== undefined && !(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
+    throw new ConfigurationError('maxBodyBytes', '`maxBodyBytes` must be a positive whole number of bytes.');
+  }
+  if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
+    throw new ConfigurationError('handlerTimeoutMs', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
+  }
+  if (invalidPayload !== undefined && invalidPayload !== 'accept' && invalidPayload !== 'reject') {
+    throw new ConfigurationError('invalidPayload', "`invalidPayload` must be 'accept' or 'reject'.");
+  }
+}
+
+function checkDedupe({ maxKeys, windowMs }: DedupeOptions): void {
+  if (maxKeys !== undefined && !(Number.isSafeInteger(maxKeys) && maxKeys > 0 && maxKeys <= MAX_DEDUPE_KEYS)) {
+    throw new ConfigurationError('dedupe.maxKeys', `\`dedupe.maxKeys\` must be a whole number from 1 to ${MAX_DEDUPE_KEYS}.`);
+  }
+  if (windowMs !== undefined && !(windowMs > 0)) {
+    throw new ConfigurationError('dedupe.windowMs', '`dedupe.windowMs` must be a positive number of milliseconds.');
+  }
+}
