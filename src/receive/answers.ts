@@ -13,8 +13,10 @@ import type { Delivery } from './parse.js';
 export const RESOLVED = Promise.resolve();
 /** Shared by every response that adds no header of its own: adapters only read response headers. */
 export const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
-export const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
+export const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"', connection: 'close' };
 export const RETRY_LATER = { 'retry-after': '5' };
+/** For refusals made before the body was read: closing spares draining a body nobody will use. */
+export const CLOSE = { connection: 'close' };
 /** The answer to a repeat or a queued event: nothing runs after it. */
 export const OK: WebhookResponse = Object.freeze({ status: 200, headers: TEXT, body: 'OK', done: RESOLVED });
 
@@ -39,10 +41,17 @@ export class Answers {
   }
 
   tooLarge(): WebhookResponse {
-    // Closing the connection spares reading the rest of an oversized body.
-    return this.refuse(new WebhookError('payload_too_large', `The body exceeds ${this.maxBodyBytes} bytes.`), {
-      connection: 'close',
-    });
+    return this.refuse(new WebhookError('payload_too_large', `The body exceeds ${this.maxBodyBytes} bytes.`), CLOSE);
+  }
+
+  /** Once close() was called: the sender retries later, elsewhere or after the restart. */
+  shuttingDown(): WebhookResponse {
+    return reply(503, 'The receiver is shutting down; retry later.', { ...RETRY_LATER, ...CLOSE });
+  }
+
+  /** A body that did not arrive in time: the socket is closed rather than left to trickle on. */
+  bodyTimedOut(timeoutMs: number): WebhookResponse {
+    return this.refuse(new WebhookError('body_timeout', `The body did not arrive within ${timeoutMs} ms.`), CLOSE);
   }
 
   unreadable(cause: unknown): WebhookResponse {

@@ -9,6 +9,7 @@ export type WebhookErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unauthorized'
+  | 'body_timeout'
   | 'invalid_json'
   | 'invalid_envelope'
   | 'invalid_payload'
@@ -23,6 +24,7 @@ const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unauthorized: 401,
+  body_timeout: 408,
   invalid_json: 400,
   invalid_envelope: 400,
   // Answered 400 with `invalidPayload: 'reject'`; with the default 'accept', 200 and then onError.
