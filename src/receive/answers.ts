@@ -34,10 +34,18 @@ export class Answers {
   ) {}
 
   /** Answers a refused request; the error reaches onError after the response. */
-  refuse(error: WebhookError, headers?: Record<string, string>): WebhookResponse {
+  refuse(error: WebhookError, headers?: Record<string, string>, body = error.message): WebhookResponse {
     this.logger.debug?.({ code: error.code, status: error.status }, 'Refused a webhook request.');
     const errand = new Errand(undefined, () => this.dispatcher.report(error), this.inFlight);
-    return this.#later(error.status ?? 400, error.message, headers ? { ...TEXT, ...headers } : TEXT, errand);
+    return this.#later(error.status ?? 400, body, headers ? { ...TEXT, ...headers } : TEXT, errand);
+  }
+
+  /**
+   * An invalid payload in `reject` mode. The answer names the (known) trigger only: the issues' paths can hold
+   * keys the sender chose, which onError gets with the error.
+   */
+  rejectPayload(error: WebhookError, trigger: string): WebhookResponse {
+    return this.refuse(error, undefined, `The ${trigger} payload does not match its schema; onError has the details.`);
   }
 
   tooLarge(): WebhookResponse {

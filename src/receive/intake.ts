@@ -61,7 +61,7 @@ export class Intake {
     const delivery = inspectDelivery(body ?? '');
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
-    if (error && settings.rejectInvalid) return answers.refuse(error);
+    if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
     // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
     const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
