@@ -31,16 +31,21 @@ export function normalizeRegion(region: unknown, what: string): Region {
 
 /** `https://<appId>.api-<region>.<domain>/v3`, after checking each part. */
 export function chatBaseUrl(appId: unknown, region: unknown, domain: unknown, what: string): string {
+  const host = domain ?? DEFAULT_DOMAIN;
+  if (typeof host !== 'string' || !DOMAIN.test(host)) {
+    throw new ValidationError(`${what}: domain must be a host name such as "${DEFAULT_DOMAIN}"; got ${describeValue(domain)}.`);
+  }
+  return `https://${checkAppId(appId, what).toLowerCase()}.api-${normalizeRegion(region, what)}.${host.toLowerCase()}/${API_VERSION}`;
+}
+
+/** The app id goes into the host name: it must be usable as one label. */
+export function checkAppId(appId: unknown, what: string): string {
   if (typeof appId !== 'string' || !HOST_LABEL.test(appId)) {
     throw new ValidationError(
       `${what}: appId must be the app id from the dashboard, usable as a host name label (letters, digits and inner hyphens, at most 63); got ${describeValue(appId)}.`,
     );
   }
-  const host = domain ?? DEFAULT_DOMAIN;
-  if (typeof host !== 'string' || !DOMAIN.test(host)) {
-    throw new ValidationError(`${what}: domain must be a host name such as "${DEFAULT_DOMAIN}"; got ${describeValue(domain)}.`);
-  }
-  return `https://${appId.toLowerCase()}.api-${normalizeRegion(region, what)}.${host.toLowerCase()}/${API_VERSION}`;
+  return appId;
 }
 
 /** An absolute http(s) URL without credentials, returned without a trailing slash. */

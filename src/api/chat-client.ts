@@ -6,8 +6,8 @@
  * everything else the service sends is kept.
  */
 import { z } from 'zod';
-import { user } from '../events/records.js';
-import { type RegionInput, chatBaseUrl, checkBaseUrl, checkSecret } from './base-url.js';
+import { type User, numberLike, user } from '../events/records.js';
+import { type RegionInput, chatBaseUrl, checkAppId, checkBaseUrl, checkSecret, normalizeRegion } from './base-url.js';
 import { ValidationError } from './errors.js';
 import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
 
@@ -23,26 +23,38 @@ export type ChatClientOptions = ChatClientCommon &
     | { baseUrl: string; appId?: string; region?: RegionInput; domain?: string }
   );
 
-/** A user as the users endpoint returns it: the record of spec 2.3, every other field kept. */
+/**
+ * A user as the users endpoint returns it: the record of spec 2.3, every other field kept at run time. Typed
+ * as the events' `User`, so a user from a webhook and one from the API are the same type.
+ */
 export const apiUserSchema = user.loose();
-export type ApiUser = z.infer<typeof apiUserSchema>;
 
-/** Paging details the service may add; none of them is in the spec, so all are optional and kept as sent. */
+/**
+ * Paging details the service may add; none of them is in the spec, so all are optional, kept as sent, and a
+ * number written as a string ("3") is tolerated.
+ */
 const paginationSchema = z.looseObject({
-  total: z.number().optional(),
-  count: z.number().optional(),
-  per_page: z.number().optional(),
-  current_page: z.number().optional(),
-  total_pages: z.number().optional(),
+  total: numberLike.optional(),
+  count: numberLike.optional(),
+  per_page: numberLike.optional(),
+  current_page: numberLike.optional(),
+  total_pages: numberLike.optional(),
 });
 
 /** The answer of `GET /users`: `data` required, the rest open. */
 export const userListSchema = z.looseObject({
   data: z.array(apiUserSchema),
-  meta: z.looseObject({ pagination: paginationSchema.optional(), cursor: z.unknown().optional() }).optional(),
+  meta: z.looseObject({ pagination: paginationSchema.nullish(), cursor: z.unknown().optional() }).nullish(),
   cursor: z.unknown().optional(),
 });
-export type UserList = z.infer<typeof userListSchema>;
+type ParsedUserList = z.infer<typeof userListSchema>;
+/** The answer of `GET /users`: `{ data: User[]; meta?; cursor? }`, plus whatever else the service sends. */
+export interface UserList {
+  data: User[];
+  meta?: ParsedUserList['meta'];
+  cursor?: unknown;
+  [field: string]: unknown;
+}
 
 export interface UserListQuery {
   perPage?: number;
@@ -56,10 +68,10 @@ export interface ChatClient {
   readonly users: {
     /** One page of `GET /users`. */
     list(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): Promise<UserList>;
-    /** Every user, page after page, until the last page or an empty one. */
-    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<ApiUser, void, undefined>;
-    /** Every page of `GET /users`, as `list` returns them, until the last page or an empty one. */
-    pages(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<UserList, void, undefined>;
+    /** Every page of `GET /users`, as `list` returns it, until the last page or an empty one. */
+    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<UserList, void, undefined>;
+    /** Every user, one at a time, walking the pages as `iterate` does. */
+    each(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<User, void, undefined>;
   };
   /** Any endpoint of the chat interface, e.g. `request('POST', '/messages', { body })`; resolves to the parsed JSON. */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
@@ -72,14 +84,16 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     throw new ValidationError(`${WHAT} needs { appId, region, apiKey } (or { baseUrl, apiKey }).`);
   }
   const apiKey = checkSecret(options.apiKey, 'apiKey', WHAT);
-  const baseUrl =
-    options.baseUrl !== undefined ? checkBaseUrl(options.baseUrl, WHAT) : chatBaseUrl(options.appId, options.region, options.domain, WHAT);
+  const baseUrl = options.baseUrl === undefined ? chatBaseUrl(options.appId, options.region, options.domain, WHAT) : checkBaseUrl(options.baseUrl, WHAT);
+  // With a baseUrl, appId and region build nothing, but a wrong one given alongside is still a mistake.
+  if (options.baseUrl !== undefined && options.appId !== undefined) checkAppId(options.appId, WHAT);
+  if (options.baseUrl !== undefined && options.region !== undefined) normalizeRegion(options.region, WHAT);
   const transport = createTransport({ ...options, what: WHAT, baseUrl, credentials: { apiKey } });
 
   const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
-    transport('GET', '/users', { query, expect: userListSchema, ...callOptions });
+    transport<UserList>('GET', '/users', { query, expect: userListSchema as z.ZodType<UserList>, ...callOptions });
 
-  async function* pages(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
+  async function* iterate(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
     let previousFirst: string | undefined;
     for (let page = query.page ?? 1; ; page++) {
       const body = await list({ ...query, page }, callOptions);
@@ -92,13 +106,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     }
   }
 
-  async function* iterate(query?: UserListQuery, callOptions?: Pick<RequestOptions, 'signal'>) {
-    for await (const body of pages(query, callOptions)) yield* body.data;
+  async function* each(query?: UserListQuery, callOptions?: Pick<RequestOptions, 'signal'>) {
+    for await (const body of iterate(query, callOptions)) yield* body.data;
   }
 
   return {
     baseUrl,
-    users: { list, iterate, pages },
+    users: { list, iterate, each },
     request: (method, path, requestOptions) => transport(method, path, requestOptions),
   };
 }
@@ -106,6 +120,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 /** The service said this page is the last (its `meta.pagination`); without that, an empty page ends the walk. */
 function isLastPage(body: UserList, page: number): boolean {
   const pagination = body.meta?.pagination;
-  const current = pagination?.current_page ?? page;
-  return pagination?.total_pages !== undefined && current >= pagination.total_pages;
+  const current = Number(pagination?.current_page ?? page);
+  const total = Number(pagination?.total_pages ?? Number.NaN);
+  return current >= total;
 }

@@ -92,9 +92,9 @@ export const form = {
   /** `{ value, label }` (the label defaults to the value). */
   option,
 
-  /** Calls an HTTP API when the button is pressed. */
-  apiAction: (url: string, options: Omit<Args<typeof apiActionSchema>, 'url' | 'actionType'> = {}): ApiAction =>
-    build(apiActionSchema, 'apiAction', { actionType: 'apiAction', ...options, url }),
+  /** Calls an HTTP API when the button is pressed: `apiAction(url, { method, … })` or `apiAction({ url, method, … })`. */
+  apiAction: (url: string | Omit<Args<typeof apiActionSchema>, 'actionType'>, options: Omit<Args<typeof apiActionSchema>, 'url' | 'actionType'> = {}): ApiAction =>
+    build(apiActionSchema, 'apiAction', typeof url === 'string' ? { actionType: 'apiAction', ...options, url } : { actionType: 'apiAction', ...url }),
 
   /** Opens a web page (an http(s) URL). */
   urlNavigation: (url: string): UrlNavigationAction => build(urlNavigationActionSchema, 'urlNavigation', { actionType: 'urlNavigation', url }),

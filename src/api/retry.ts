@@ -27,10 +27,17 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
+const RETRY_OPTION_NAMES = ['retries', 'minDelayMs', 'maxDelayMs', 'maxRetryAfterMs'];
+
 /** `retry: 3`, `retry: false` or `retry: { retries, minDelayMs, … }`, checked. */
 export function retryPolicy(option: number | boolean | RetryOptions | undefined, what: string): RetryPolicy {
   const given: RetryOptions =
     option === undefined || option === true ? {} : option === false ? { retries: 0 } : typeof option === 'number' ? { retries: option } : option;
+  if (typeof given !== 'object' || given === null) throw new ValidationError(`${what}: retry is a number of retries, false, or an options object.`);
+  const unknown = Object.keys(given).filter((name) => !RETRY_OPTION_NAMES.includes(name));
+  if (unknown.length > 0) {
+    throw new ValidationError(`${what}: unknown retry option ${unknown.join(', ')}; the options are ${RETRY_OPTION_NAMES.join(', ')}.`);
+  }
   const policy = {
     retries: given.retries ?? 2,
     minDelayMs: given.minDelayMs ?? 200,

@@ -160,6 +160,8 @@ describe('form builders', () => {
     expect(form.apiAction('https://api.example/x', { method: 'POST', payload: { a: 1 } })).toEqual({
       actionType: 'apiAction', url: 'https://api.example/x', method: 'POST', payload: { a: 1 },
     });
+    expect(form.apiAction({ url: 'https://api.example/y', method: 'GET' })).toEqual({ actionType: 'apiAction', url: 'https://api.example/y', method: 'GET' });
+    expect(() => form.apiAction({ url: 'nope' })).toThrow(ValidationError);
     expect(form.deepLinkAction('myapp://x')).toEqual({ actionType: 'deepLinkAction', url: 'myapp://x' });
     expect(form.customAction()).toEqual({ actionType: 'customAction' });
     expect(form.customAction({ name: 'open-cart' })).toEqual({ actionType: 'customAction', name: 'open-cart' });

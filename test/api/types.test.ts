@@ -3,7 +3,6 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import {
   type ApiError,
-  type ApiUser,
   type ButtonAction,
   type ButtonField,
   type CheckboxField,
@@ -13,6 +12,7 @@ import {
   type TextInputField,
   type UnknownFormField,
   type UrlNavigationAction,
+  type User,
   type UserList,
   type WebhookConfig,
   appCreateSchema,
@@ -34,12 +34,14 @@ const compileOnly = (check: () => void) => void check;
 describe('api types', () => {
   it('types the users answer with the user record, unknown fields allowed', () => {
     compileOnly(() => expectTypeOf(client.users.list()).resolves.toEqualTypeOf<UserList>());
-    expectTypeOf<UserList['data']>().toEqualTypeOf<ApiUser[]>();
-    expectTypeOf<ApiUser['uid']>().toEqualTypeOf<string>();
-    expectTypeOf<ApiUser['lastActiveAt']>().toEqualTypeOf<number | undefined>();
-    expectTypeOf<ApiUser>().toHaveProperty('anythingElse').toEqualTypeOf<unknown>();
+    expectTypeOf<UserList['data']>().toEqualTypeOf<User[]>();
+    expectTypeOf<User>().toEqualTypeOf<import('../../src/index.js').User>(); // the same type webhook events carry
+    expectTypeOf<User['uid']>().toEqualTypeOf<string>();
+    expectTypeOf<User['lastActiveAt']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<UserList>().toHaveProperty('anythingElse').toEqualTypeOf<unknown>();
     compileOnly(() => {
-      expectTypeOf(client.users.iterate()).toEqualTypeOf<AsyncGenerator<ApiUser, void, undefined>>();
+      expectTypeOf(client.users.iterate()).toEqualTypeOf<AsyncGenerator<UserList, void, undefined>>();
+      expectTypeOf(client.users.each()).toEqualTypeOf<AsyncGenerator<User, void, undefined>>();
       expectTypeOf(client.request<{ id: string }>('GET', '/x')).resolves.toEqualTypeOf<{ id: string }>();
     });
   });
