@@ -4,7 +4,14 @@
  */
 import { Answers, CLOSE, reply, UNAUTHORIZED_HEADERS } from './answers.js';
 import { WebhookError } from './errors.js';
-import { isJsonContentType, isRepeatedHeader, readHeader, type WebhookRequest, type WebhookResponse } from './http.js';
+import {
+  isIdentityEncoding,
+  isJsonContentType,
+  isRepeatedHeader,
+  readHeader,
+  type WebhookRequest,
+  type WebhookResponse,
+} from './http.js';
 import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 
@@ -28,6 +35,13 @@ export class Admission {
     if (contentType && !isJsonContentType(contentType)) {
       return this.answers.refuse(
         new WebhookError('unsupported_media_type', `Webhook deliveries are JSON; got Content-Type "${contentType.slice(0, 100)}".`),
+        CLOSE,
+      );
+    }
+    const encoding = readHeader(headers, 'content-encoding');
+    if (!isIdentityEncoding(encoding)) {
+      return this.answers.refuse(
+        new WebhookError('unsupported_media_type', `Webhook deliveries are not compressed; got Content-Encoding "${encoding?.slice(0, 100)}".`),
         CLOSE,
       );
     }
