@@ -1,7 +1,7 @@
 // The README's generated tables, each rendered from its one source: the trigger table from the registry,
 // the status table from `statusTable` below (the receiver's answers, as test/adapters/status-table.ts checks them).
 
-/** How a request is answered: the one written form of DESIGN.md's status table that the README shows. */
+/** How a request is answered: the one written form of docs/design.md's status table that the README shows. */
 export const statusTable = [
   ['method is not POST', '405, `Allow: POST`'],
   ['body larger than `maxBodyBytes` (default 1 MiB)', '413, `Connection: close` (reading stops at the limit)'],

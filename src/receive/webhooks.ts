@@ -1,7 +1,7 @@
 /**
  * The receiver: `createWebhooks(options)` wires the named parts together (options, admission checks,
  * intake, in-flight tracking, dispatch) behind the `Webhooks` interface. It answers normalized requests
- * following the status table of DESIGN.md.
+ * following the status table of docs/design.md.
  */
 import type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';

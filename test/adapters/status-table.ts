@@ -1,5 +1,5 @@
 /**
- * The status table of DESIGN.md as one suite every adapter runs through its real framework.
+ * The status table of docs/design.md as one suite every adapter runs through its real framework.
  * An adapter test supplies `mount(webhooks)`, which returns a function sending a raw HTTP-like request
  * through the framework and giving back what the client would see.
  */
@@ -78,7 +78,7 @@ export function messageOfSize(bytes: number): string {
 }
 
 export function statusTableSuite(name: string, mount: Mount): void {
-  describe(`${name}: DESIGN.md status table`, () => {
+  describe(`${name}: docs/design.md status table`, () => {
     let close: (() => Promise<void> | void) | undefined;
     afterEach(async () => {
       await close?.();

@@ -1,6 +1,6 @@
 /**
  * Hostile input over real sockets, against the node:http adapter and Express (bare, and behind an
- * app-wide express.json()). Every request gets its status from DESIGN.md; none crashes the process,
+ * app-wide express.json()). Every request gets its status from docs/design.md; none crashes the process,
  * none gets a 5xx, none reaches a typed handler; nothing pollutes Object.prototype.
  */
 import { readFileSync } from 'node:fs';
