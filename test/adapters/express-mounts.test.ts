@@ -15,7 +15,7 @@ import { AUTH, recordingReceiver, settle, statusTableSuite, type Send } from './
 
 type Express = typeof express5;
 type App = ReturnType<Express>;
-type Middleware = Parameters<App['use']>[0];
+type Middleware = express5.RequestHandler;
 
 const versions: Record<string, Express> = { 'Express 5': express5, 'Express 4': express4 };
 

@@ -39,7 +39,7 @@ const globalParsers: FastifyPluginAsync = async (app) => {
 };
 (globalParsers as unknown as Record<symbol, boolean>)[Symbol.for('skip-override')] = true;
 
-const setups: Record<string, (app: FastifyInstance, plugin: () => Promise<unknown>) => Promise<void>> = {
+const setups: Record<string, (app: FastifyInstance, plugin: () => PromiseLike<unknown>) => Promise<void>> = {
   'app JSON parser (parseAs string, 422 on bad JSON) declared before the plugin': async (app, plugin) => {
     app.removeContentTypeParser('application/json');
     strictJson(app);
