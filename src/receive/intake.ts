@@ -12,6 +12,7 @@ import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import { forwardingInbox, type Enqueue } from './forward.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
+import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
 
@@ -36,6 +37,7 @@ export class Intake {
   constructor(
     private readonly settings: Settings,
     private readonly answers: Answers,
+    private readonly inFlight: InFlight,
   ) {
     this.#commits = new Commits(settings.commitTimeoutMs);
   }
@@ -51,8 +53,10 @@ export class Intake {
       return this.answers.unreadable(cause);
     }
     if (!isThenable(reading)) return this.#answer(reading, options);
-    return (reading as Promise<WebhookBody>).then(
-      (value) => this.#answer(value, options),
+    const { bodyTimeoutMs } = this.settings;
+    const arrived = bodyTimeoutMs > 0 ? byDeadline(reading as Promise<WebhookBody>, bodyTimeoutMs) : reading;
+    return (arrived as Promise<WebhookBody | typeof TIMED_OUT>).then(
+      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(bodyTimeoutMs) : this.#answer(value, options)),
       (cause: unknown) => this.answers.unreadable(cause),
     );
   }
@@ -60,11 +64,13 @@ export class Intake {
   /** Answers a body that is in memory. */
   #answer(body: WebhookBody | null | undefined, options: HandleOptions): Answer {
     const { answers, settings } = this;
+    // close() may have begun while the body arrived: its handlers would run after close() returned.
+    if (this.inFlight.closing) return answers.shuttingDown();
     if (exceeds(body, settings.maxBodyBytes)) return answers.tooLarge();
     const delivery = inspectDelivery(body ?? '');
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
-    if (error && settings.rejectInvalid) return answers.refuse(error);
+    if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
     // An invalid payload is never stored: it goes to onError here.
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
@@ -108,6 +114,25 @@ function commitFailure(cause: unknown, event: ParsedWebhook, rawBody: string): W
       ? `The event could not be stored in time (${cause.message}); retry later.`
       : 'The event could not be stored; retry later.';
   return new WebhookError('inbox_failed', message, { cause, event, rawBody });
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The body, or TIMED_OUT once `timeoutMs` passed without it; a body arriving after that is dropped unread. */
+function byDeadline(reading: Promise<WebhookBody>, timeoutMs: number): Promise<WebhookBody | typeof TIMED_OUT> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+    reading.then(
+      (body) => {
+        clearTimeout(timer);
+        resolve(body);
+      },
+      (cause: unknown) => {
+        clearTimeout(timer);
+        reject(cause);
+      },
+    );
+  });
 }
 
 /** Whether a body is longer than the limit in UTF-8 bytes. A pre-parsed body's size is unknown: it passes. */

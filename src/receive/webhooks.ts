@@ -72,7 +72,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const inFlight = new InFlight();
   const answers = new Answers(dispatcher, inFlight, logger, maxBodyBytes, settings.keyOf);
   const admission = new Admission(settings, answers, inFlight);
-  const intake = new Intake(settings, answers);
+  const intake = new Intake(settings, answers, inFlight);
   // With an inbox (and `consume` on), a worker in this process runs the handlers for what was stored.
   const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher);
   consumer?.start();
