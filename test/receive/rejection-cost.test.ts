@@ -81,3 +81,53 @@ describe('bounded work per rejection', () => {
     expect(result.error?.message).toContain('data.message.id');
   });
 });
+
+describe('the bounded explanation agrees with zod', () => {
+  /** Puts `bad` somewhere along a random path of the event (replacing what was there), in a large event. */
+  function corrupt(event: Record<string, unknown>, steps: number[], bad: unknown): void {
+    let node: unknown = event;
+    for (const step of steps) {
+      const keys = typeof node === 'object' && node !== null ? Object.keys(node) : [];
+      if (keys.length === 0) break;
+      const key = keys[step % keys.length] as string;
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child !== 'object' || child === null || step % 5 === 0) {
+        (node as Record<string, unknown>)[key] = bad;
+        return;
+      }
+      node = child;
+    }
+  }
+
+  it('each reported issue (path and code) is one zod reports for the whole event', async () => {
+    const { default: fc } = await import('fast-check');
+    const { eventSchemaOf } = await import('../../src/receive/validate.js');
+    const { explainRejection } = await import('../../src/receive/explain.js');
+    const schema = eventSchemaOf('message_sent');
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat(50), { minLength: 1, maxLength: 8 }),
+        fc.constantFrom<unknown>(0, null, 'x', [], {}, [1, 2], true),
+        fc.integer({ min: 0, max: 3000 }),
+        (steps, bad, badTags) => {
+          const event = copy();
+          // Enough values that the bounded path is taken (over 2 000), some of them bad.
+          event.data.message.tags = [...new Array(2500).fill('ok'), ...new Array(badTags).fill(0)];
+          corrupt(event, steps, bad);
+          const full = schema.safeParse(event);
+          // The receiver asks only about events its validator rejected (and it agrees with zod).
+          if (full.success) return true;
+          const explained = explainRejection(schema, event);
+          const known = new Set(full.error.issues.map((issue) => `${issue.code} ${JSON.stringify(issue.path)}`));
+          return (
+            explained !== undefined &&
+            explained.length > 0 &&
+            explained.length <= MAX_REPORTED_ISSUES &&
+            explained.every((issue) => issue.code === 'custom' || known.has(`${issue.code} ${JSON.stringify(issue.path)}`))
+          );
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
