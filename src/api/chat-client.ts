@@ -68,10 +68,10 @@ export interface ChatClient {
   readonly users: {
     /** One page of `GET /users`. */
     list(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): Promise<UserList>;
-    /** Every user, page after page, until the last page or an empty one. */
-    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<User, void, undefined>;
-    /** Every page of `GET /users`, as `list` returns them, until the last page or an empty one. */
-    pages(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<UserList, void, undefined>;
+    /** Every page of `GET /users`, as `list` returns it, until the last page or an empty one. */
+    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<UserList, void, undefined>;
+    /** Every user, one at a time, walking the pages as `iterate` does. */
+    each(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<User, void, undefined>;
   };
   /** Any endpoint of the chat interface, e.g. `request('POST', '/messages', { body })`; resolves to the parsed JSON. */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
@@ -93,7 +93,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
     transport<UserList>('GET', '/users', { query, expect: userListSchema as z.ZodType<UserList>, ...callOptions });
 
-  async function* pages(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
+  async function* iterate(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
     let previousFirst: string | undefined;
     for (let page = query.page ?? 1; ; page++) {
       const body = await list({ ...query, page }, callOptions);
@@ -106,13 +106,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     }
   }
 
-  async function* iterate(query?: UserListQuery, callOptions?: Pick<RequestOptions, 'signal'>) {
-    for await (const body of pages(query, callOptions)) yield* body.data;
+  async function* each(query?: UserListQuery, callOptions?: Pick<RequestOptions, 'signal'>) {
+    for await (const body of iterate(query, callOptions)) yield* body.data;
   }
 
   return {
     baseUrl,
-    users: { list, iterate, pages },
+    users: { list, iterate, each },
     request: (method, path, requestOptions) => transport(method, path, requestOptions),
   };
 }

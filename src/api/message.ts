@@ -5,7 +5,8 @@
  * Sizes are counted the way the limit is stated: `data` as compact JSON in UTF-8 bytes (utf8mb4, so an emoji
  * is 4 bytes), tags in characters (Unicode code points, so an emoji or a CJK ideograph is one). An
  * attachment's descriptive properties (URL, name, size, …) count toward the 10 KB; the file itself, when an
- * attachment carries it as `file`, does not: its size is limited separately.
+ * attachment carries it (as `file`, or as bytes or a Blob under any key), does not: its size is limited
+ * separately.
  */
 import { z } from 'zod';
 
@@ -35,15 +36,20 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  */
 export function messageDataSize(data: Record<string, unknown>): number {
   const counted = Array.isArray(data.attachments)
-    ? { ...data, attachments: data.attachments.map((item) => (isPlainObject(item) && 'file' in item ? withoutFile(item) : item)) }
+    ? { ...data, attachments: data.attachments.map((item) => (isPlainObject(item) ? withoutFile(item) : item)) }
     : data;
   const json = JSON.stringify(counted);
   if (json === undefined) throw new TypeError('message data is not serializable to JSON');
   return encoder.encode(json).byteLength;
 }
 
+/** Binary content (bytes, a Blob or File) can only be the file itself, whatever the key holding it. */
+const isBinary = (value: unknown): boolean =>
+  value instanceof ArrayBuffer || ArrayBuffer.isView(value) || (typeof Blob !== 'undefined' && value instanceof Blob);
+
 function withoutFile(attachment: Record<string, unknown>): Record<string, unknown> {
-  const { file: _file, ...description } = attachment;
+  const description: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(attachment)) if (key !== 'file' && !isBinary(value)) description[key] = value;
   return description;
 }
 

@@ -38,7 +38,11 @@ Examples:
     program.addCommand(command);
   }
   // Commander exits by itself unless told not to; every command must be told, since addCommand copies nothing.
-  for (const command of [program, ...program.commands]) command.exitOverride().showHelpAfterError('(run with --help for usage)');
+  const configure = (command: Command): void => {
+    command.exitOverride().showHelpAfterError('(run with --help for usage)');
+    command.commands.forEach(configure);
+  };
+  configure(program);
   return program;
 }
 

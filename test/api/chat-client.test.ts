@@ -142,18 +142,26 @@ describe('users', () => {
     expect(page.meta).toMatchObject({ region: 'us', cursor: { affix: 'append' } });
   });
 
-  it('iterates every user across pages and stops at the last page', async () => {
+  it('iterates over every page and stops at the last one', async () => {
+    const before = platform.requests.length;
+    const sizes: number[] = [];
+    for await (const page of local().users.iterate({ perPage: 2 })) sizes.push(page.data.length);
+    expect(sizes).toEqual([2, 2, 1]);
+    expect(platform.requests.slice(before).map((request) => request.query.get('page'))).toEqual(['1', '2', '3']);
+  });
+
+  it('gives every user across the pages through each()', async () => {
     const before = platform.requests.length;
     const seen: string[] = [];
-    for await (const user of local().users.iterate({ perPage: 2 })) seen.push(user.uid);
+    for await (const user of local().users.each({ perPage: 2 })) seen.push(user.uid);
     expect(seen).toEqual(users.us.map((user) => user.uid));
     expect(platform.requests.slice(before).map((request) => request.query.get('page'))).toEqual(['1', '2', '3']);
   });
 
-  it('gives the pages themselves through pages()', async () => {
-    const sizes: number[] = [];
-    for await (const page of local().users.pages({ perPage: 2 })) sizes.push(page.data.length);
-    expect(sizes).toEqual([2, 2, 1]);
+  it('starts at the page asked for', async () => {
+    const pages: unknown[] = [];
+    for await (const page of local().users.iterate({ perPage: 2, page: 2 })) pages.push(page.meta?.pagination?.current_page);
+    expect(pages).toEqual([2, 3]);
   });
 
   it('stops at an empty page when the service gives no pagination', async () => {
@@ -161,7 +169,7 @@ describe('users', () => {
     try {
       const client = createChatClient({ apiKey, baseUrl: `${bare.url}/v3`, retry: 0 });
       const seen: string[] = [];
-      for await (const user of client.users.iterate({ perPage: 2 })) seen.push(user.uid);
+      for await (const user of client.users.each({ perPage: 2 })) seen.push(user.uid);
       expect(seen).toHaveLength(5);
       expect(bare.requests.map((request) => request.query.get('page'))).toEqual(['1', '2', '3', '4']);
     } finally {
@@ -177,7 +185,7 @@ describe('users', () => {
     };
     const client = createChatClient({ appId, region: 'us', apiKey, fetch: sameEveryTime });
     const seen: string[] = [];
-    for await (const user of client.users.iterate()) seen.push(user.uid);
+    for await (const user of client.users.each()) seen.push(user.uid);
     expect(seen).toEqual(['a', 'b']);
     expect(calls).toBe(2);
   });
@@ -193,7 +201,7 @@ describe('users', () => {
     };
     const client = createChatClient({ appId, region: 'us', apiKey, fetch: paged });
     const seen: string[] = [];
-    for await (const user of client.users.iterate()) seen.push(user.uid);
+    for await (const page of client.users.iterate()) seen.push(...page.data.map((user) => user.uid));
     expect(seen).toEqual(['u1', 'u2']);
     expect(requested).toEqual(['1', '2']);
     await expect(client.users.list({ page: 3 })).resolves.toEqual({ data: [], meta: null });
@@ -202,9 +210,9 @@ describe('users', () => {
   it('yields nothing for a region without users', async () => {
     const { fetch } = forwardingFetch(platform);
     const client = createChatClient({ appId, region: 'in', apiKey, domain: 'example.test', fetch });
-    const seen = [];
-    for await (const user of client.users.iterate()) seen.push(user);
-    expect(seen).toEqual([]);
+    const pages = [];
+    for await (const page of client.users.iterate()) pages.push(page);
+    expect(pages).toEqual([]); // the empty first page is not yielded
   });
 
   it('returns a realistic answer (fixtures/api/users.json) with every field kept', async () => {

@@ -62,6 +62,8 @@ describe('messageDataSchema', () => {
     const file = new Uint8Array(5 * 1024 * 1024);
     const attachment = { url: 'https://cdn.example/a.bin', name: 'a.bin', size: file.byteLength, file };
     expect(messageDataSchema.safeParse({ attachments: [attachment] }).success).toBe(true);
+    const underAnotherKey = { url: attachment.url, name: 'a.bin', bytes: file, blob: new Blob([file]) };
+    expect(messageDataSize({ attachments: [underAnotherKey] })).toBe(messageDataSize({ attachments: [{ url: attachment.url, name: 'a.bin' }] }));
     const longUrl = { ...attachment, url: `https://cdn.example/${'p'.repeat(10_300)}` };
     expect(messageDataSchema.safeParse({ attachments: [longUrl] }).success).toBe(false);
   });

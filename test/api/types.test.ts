@@ -40,7 +40,8 @@ describe('api types', () => {
     expectTypeOf<User['lastActiveAt']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<UserList>().toHaveProperty('anythingElse').toEqualTypeOf<unknown>();
     compileOnly(() => {
-      expectTypeOf(client.users.iterate()).toEqualTypeOf<AsyncGenerator<User, void, undefined>>();
+      expectTypeOf(client.users.iterate()).toEqualTypeOf<AsyncGenerator<UserList, void, undefined>>();
+      expectTypeOf(client.users.each()).toEqualTypeOf<AsyncGenerator<User, void, undefined>>();
       expectTypeOf(client.request<{ id: string }>('GET', '/x')).resolves.toEqualTypeOf<{ id: string }>();
     });
   });

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, Listener, runCli } from './run-cli.js';
+import { assertBuilt, CLI, Listener, runCli, runInTerminal } from './run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chat-webhooks-send-'));
 const AUTH = ['--user', 'app', '--password', 'pw'];
@@ -78,6 +78,20 @@ describe('send into listen', () => {
     expect(records.every((record) => record.verdict === 'valid' && !record.duplicate)).toBe(true);
     const sessions = records.map((record) => (JSON.parse(record.rawBody) as { data: { sessionId: string } }).data.sessionId);
     expect(new Set(sessions).size).toBe(20);
+  });
+
+  it('on a terminal the progress bar shows by itself, colored; with NO_COLOR it has no color', async () => {
+    const before = listener.records.length;
+    const command = `'${process.execPath}' '${CLI}' send user_unblocked --url ${listener.url} --user app --password pw --count 3`;
+    const colored = await runInTerminal(command);
+    expect(colored.stdout).toContain('3/3 100%');
+    expect(colored.stdout).toContain('\u001b[32m200');
+    const plain = await runInTerminal(command, { NO_COLOR: '1' });
+    expect(plain.stdout).toContain('3/3 100%');
+    expect(plain.stdout).toMatch(/^3 sent: 3 × 200/m);
+    expect(plain.stdout).not.toContain('\u001b[3');
+    // Both runs' deliveries are in before the next test counts its own.
+    await listener.waitFor(before + 6);
   });
 
   it('--json: one record per event and a summary record', async () => {

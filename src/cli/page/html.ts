@@ -1,5 +1,5 @@
 /** The live page `listen` serves at `/`: one self-contained HTML document (styles and script inline). */
-import { liveFeedClient } from './client.js';
+import { clientScript } from './client.js';
 
 const STYLE = `
   :root { color-scheme: light dark; --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --line: #8884; }
@@ -36,7 +36,7 @@ export function pageHtml(): string {
 <header><h1>chat-webhooks · deliveries</h1><span id="state">connecting…</span><span>newest first · click one for its payload</span></header>
 <main><p id="empty">Waiting for deliveries. Try <code id="hint">npx chat-webhooks send message_sent --url http://localhost:3000/</code></p><ol id="deliveries"></ol></main>
 <section id="detail"><p>Select a delivery to see its payload and validation issues.</p></section>
-<script>(${liveFeedClient.toString()})();</script>
+<script>${clientScript()}</script>
 </body>
 </html>`;
 }
