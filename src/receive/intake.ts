@@ -8,6 +8,7 @@ import type { ParsedWebhook } from '../events/index.js';
 import type { Inbox } from '../inbox/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
 import { CommitTimeout, Commits } from './commit.js';
+import { BodyDeadlines, TIMED_OUT, type Arrival } from './body-deadlines.js';
 import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import { forwardingInbox, type Enqueue } from './forward.js';
@@ -40,7 +41,10 @@ export class Intake {
     private readonly inFlight: InFlight,
   ) {
     this.#commits = new Commits(settings.commitTimeoutMs);
+    this.#deadlines = settings.bodyTimeoutMs > 0 ? new BodyDeadlines(settings.bodyTimeoutMs) : undefined;
   }
+
+  readonly #deadlines: BodyDeadlines | undefined;
 
   /** Reads the body, then answers; synchronously when the body is in memory and nothing must be awaited. */
   take(request: WebhookRequest, options: HandleOptions): Answer {
@@ -53,10 +57,9 @@ export class Intake {
       return this.answers.unreadable(cause);
     }
     if (!isThenable(reading)) return this.#answer(reading, options);
-    const { bodyTimeoutMs } = this.settings;
-    const arrived = bodyTimeoutMs > 0 ? byDeadline(reading as Promise<WebhookBody>, bodyTimeoutMs) : reading;
-    return (arrived as Promise<WebhookBody | typeof TIMED_OUT>).then(
-      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(bodyTimeoutMs) : this.#answer(value, options)),
+    const arrived = this.#deadlines ? this.#deadlines.watch(reading as Promise<WebhookBody>) : reading;
+    return (arrived as Promise<Arrival>).then(
+      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(value, options)),
       (cause: unknown) => this.answers.unreadable(cause),
     );
   }
@@ -114,25 +117,6 @@ function commitFailure(cause: unknown, event: ParsedWebhook, rawBody: string): W
       ? `The event could not be stored in time (${cause.message}); retry later.`
       : 'The event could not be stored; retry later.';
   return new WebhookError('inbox_failed', message, { cause, event, rawBody });
-}
-
-const TIMED_OUT = Symbol('timed out');
-
-/** The body, or TIMED_OUT once `timeoutMs` passed without it; a body arriving after that is dropped unread. */
-function byDeadline(reading: Promise<WebhookBody>, timeoutMs: number): Promise<WebhookBody | typeof TIMED_OUT> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
-    reading.then(
-      (body) => {
-        clearTimeout(timer);
-        resolve(body);
-      },
-      (cause: unknown) => {
-        clearTimeout(timer);
-        reject(cause);
-      },
-    );
-  });
 }
 
 /** Whether a body is longer than the limit in UTF-8 bytes. A pre-parsed body's size is unknown: it passes. */
