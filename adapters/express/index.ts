@@ -14,7 +14,7 @@
  * receiver (400, with the raw body in onError) rather than by the app's error page.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyReader, WebhookBody, Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions, type BodyReader, type WebhookBody, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
 import { nodeBodyReader } from '../shared/stream-reader.js';
@@ -49,6 +49,7 @@ interface ParsedRequest extends IncomingMessage {
 }
 
 export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddlewareOptions = {}): ExpressWebhookMiddleware {
+  rejectUnknownOptions('expressMiddleware', options, ['path']);
   const { path } = options;
   const elsewhere = (req: IncomingMessage) => path !== undefined && pathOf(req.url) !== path;
 

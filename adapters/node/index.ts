@@ -2,7 +2,7 @@
  * node:http adapter: `http.createServer(nodeMiddleware(webhooks))`, or mounted in any connect-style stack.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
 import { nodeBodyReader } from '../shared/stream-reader.js';
@@ -15,6 +15,7 @@ export interface NodeMiddlewareOptions {
 export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
 export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOptions = {}): NodeMiddleware {
+  rejectUnknownOptions('nodeMiddleware', options, ['path']);
   const { path } = options;
   return (req, res, next) => {
     if (path !== undefined && pathOf(req.url) !== path) {
