@@ -14,8 +14,8 @@ webhooks.onAny((event) => console.log(`${event.trigger}: ${JSON.stringify(event.
 webhooks.onError((error) => console.log(`rejected ${error.code}: ${error.message}`));
 
 const app = express();
-// Before any app-wide express.json(): the middleware reads the body itself, after checking credentials.
-app.post('/webhooks', expressMiddleware(webhooks));
+// Works before or after app-wide body parsers; ahead of them it reads the body itself, after checking credentials.
+app.use('/webhooks', expressMiddleware(webhooks));
 app.get('/health', (_req, res) => res.send('ok'));
 
 const server = app.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}/webhooks`));

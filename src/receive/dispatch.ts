@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { isKnownTrigger, triggers, type ParsedWebhook } from '../events/index.js';
-import { ConfigurationError, WebhookError } from './errors.js';
+import { ConfigurationError, describeCause as describe, WebhookError } from './errors.js';
 import type { WebhookLogger } from './logger.js';
 import { didYouMean } from './suggest.js';
 
@@ -25,8 +25,6 @@ type Listener = AnyHandler;
 
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 const describeValue = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value);
 

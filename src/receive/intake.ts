@@ -9,6 +9,7 @@ import { bodyDigest } from './dedupe.js';
 import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
+import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
 
@@ -29,6 +30,7 @@ export class Intake {
   constructor(
     private readonly settings: Settings,
     private readonly answers: Answers,
+    private readonly inFlight: InFlight,
   ) {}
 
   /** Reads the body, then answers; synchronously when the body is in memory and nothing must be awaited. */
@@ -42,8 +44,10 @@ export class Intake {
       return this.answers.unreadable(cause);
     }
     if (!isThenable(reading)) return this.#answer(reading, options);
-    return (reading as Promise<WebhookBody>).then(
-      (value) => this.#answer(value, options),
+    const { bodyTimeoutMs } = this.settings;
+    const arrived = bodyTimeoutMs > 0 ? byDeadline(reading as Promise<WebhookBody>, bodyTimeoutMs) : reading;
+    return (arrived as Promise<WebhookBody | typeof TIMED_OUT>).then(
+      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(bodyTimeoutMs) : this.#answer(value, options)),
       (cause: unknown) => this.answers.unreadable(cause),
     );
   }
@@ -51,11 +55,13 @@ export class Intake {
   /** Answers a body that is in memory. */
   #answer(body: WebhookBody | null | undefined, options: HandleOptions): Answer {
     const { answers, settings } = this;
+    // close() may have begun while the body arrived: its handlers would run after close() returned.
+    if (this.inFlight.closing) return answers.shuttingDown();
     if (exceeds(body, settings.maxBodyBytes)) return answers.tooLarge();
     const delivery = inspectDelivery(body ?? '');
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
-    if (error && settings.rejectInvalid) return answers.refuse(error);
+    if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
     // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
     const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
@@ -95,6 +101,25 @@ export class Intake {
     if (inbox?.ack) response.done.then(() => inbox.ack?.(key)).catch(() => undefined);
     return response;
   }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+/** The body, or TIMED_OUT once `timeoutMs` passed without it; a body arriving after that is dropped unread. */
+function byDeadline(reading: Promise<WebhookBody>, timeoutMs: number): Promise<WebhookBody | typeof TIMED_OUT> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+    reading.then(
+      (body) => {
+        clearTimeout(timer);
+        resolve(body);
+      },
+      (cause: unknown) => {
+        clearTimeout(timer);
+        reject(cause);
+      },
+    );
+  });
 }
 
 /** The delivery's idempotency key for an inbox, from its exact bytes (or text). */

@@ -11,6 +11,7 @@ import { didYouMean } from './suggest.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 export interface WebhooksOptions {
   /**
@@ -25,6 +26,12 @@ export interface WebhooksOptions {
    * @defaultValue 1048576 (1 MiB)
    */
   maxBodyBytes?: number;
+  /**
+   * A body not complete this many milliseconds after its headers passed the checks is answered 408 with
+   * `Connection: close`, so trickling or stalled senders cannot hold sockets open. `0` or `Infinity`: no limit.
+   * @defaultValue 10000
+   */
+  bodyTimeoutMs?: number;
   /**
    * What to answer when a known trigger's `data` fails its schema. The error goes to onError either way;
    * `'accept'` answers 200 so the platform does not retry a payload that will never pass, `'reject'` 400.
@@ -62,8 +69,21 @@ export interface WebhooksOptions {
   logLevel?: LogLevel;
 }
 
-/** Every option of `createWebhooks`, for the check that refuses a misspelled one. */
-const KNOWN_OPTIONS = ['auth', 'maxBodyBytes', 'invalidPayload', 'dedupe', 'handlerTimeoutMs', 'inbox', 'logger', 'logLevel'] as const;
+/**
+ * Every option of `createWebhooks`, for the check that refuses a misspelled one. A record over the keys of
+ * `WebhooksOptions`, so that tsc refuses to build while a new option is missing here.
+ */
+const KNOWN_OPTIONS = Object.keys({
+  auth: true,
+  maxBodyBytes: true,
+  bodyTimeoutMs: true,
+  invalidPayload: true,
+  dedupe: true,
+  handlerTimeoutMs: true,
+  inbox: true,
+  logger: true,
+  logLevel: true,
+} satisfies Record<keyof WebhooksOptions, true>);
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 /**
@@ -83,6 +103,8 @@ export interface Settings {
   readonly maxBodyBytes: number;
   readonly rejectInvalid: boolean;
   readonly handlerTimeoutMs: number;
+  /** 0 when there is no limit. */
+  readonly bodyTimeoutMs: number;
   readonly logger: WebhookLogger;
   /** Absent when authentication is off. */
   readonly verify: BasicAuthVerifier | undefined;
@@ -101,6 +123,7 @@ export function settingsOf(options: WebhooksOptions): Settings {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     rejectInvalid: options.invalidPayload === 'reject',
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    bodyTimeoutMs: finiteOrNone(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
     logger: leveled(options.logger, options.logLevel),
     verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
     dedupe: options.dedupe === false ? undefined : new DedupeWindow(options.dedupe),
@@ -121,9 +144,12 @@ function checkPresence(options: WebhooksOptions): void {
   }
 }
 
-function checkLimits({ maxBodyBytes, handlerTimeoutMs, invalidPayload, logLevel }: WebhooksOptions): void {
+function checkLimits({ maxBodyBytes, handlerTimeoutMs, bodyTimeoutMs, invalidPayload, logLevel }: WebhooksOptions): void {
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
     throw new ConfigurationError('logLevel', `\`logLevel\` must be one of ${LOG_LEVELS.map((level) => `'${level}'`).join(', ')}.`);
+  }
+  if (bodyTimeoutMs !== undefined && !(bodyTimeoutMs >= 0)) {
+    throw new ConfigurationError('bodyTimeoutMs', '`bodyTimeoutMs` must be 0 (no limit) or a positive number of milliseconds.');
   }
   if (maxBodyBytes !== undefined && !(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
     throw new ConfigurationError('maxBodyBytes', '`maxBodyBytes` must be a positive whole number of bytes.');
@@ -143,4 +169,9 @@ function checkDedupe({ maxKeys, windowMs }: DedupeOptions): void {
   if (windowMs !== undefined && !(windowMs > 0)) {
     throw new ConfigurationError('dedupe.windowMs', '`dedupe.windowMs` must be a positive number of milliseconds.');
   }
+}
+
+/** A time limit in milliseconds, 0 meaning none (`Infinity` is none too: no timer can wait that long). */
+function finiteOrNone(ms: number): number {
+  return ms === Infinity ? 0 : ms;
 }

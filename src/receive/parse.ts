@@ -1,4 +1,4 @@
-import { Buffer, isUtf8 } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import { WebhookError } from './errors.js';
 import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
@@ -25,11 +25,13 @@ export interface Delivery {
   error?: WebhookError;
 }
 
-/** The text of UTF-8 bytes, or undefined when they are not valid UTF-8. */
-function decodeUtf8(bytes: Uint8Array): string | undefined {
+/**
+ * The text of UTF-8 bytes, an invalid sequence read as U+FFFD. Framework body parsers (body-parser, Fastify's)
+ * decode so before the receiver ever sees the text; decoding bytes the same way gives one answer per body.
+ */
+function decodeUtf8(bytes: Uint8Array): string {
   const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // Checking first and then decoding is faster than a fatal TextDecoder, which also copies.
-  return isUtf8(view) ? view.toString('utf8') : undefined;
+  return view.toString('utf8');
 }
 
 /** Parses and validates a delivery in two steps: the envelope, then the event against its trigger's schema. */
@@ -42,11 +44,7 @@ export function inspectDelivery(body: WebhookBody): Delivery {
       rawBody = body;
     } else {
       bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
-      const text = decodeUtf8(bytes);
-      if (text === undefined) {
-        return { rawBody: bytes, known: false, error: invalid('invalid_json', 'The body is not valid UTF-8 text.', bytes) };
-      }
-      rawBody = text;
+      rawBody = decodeUtf8(bytes);
     }
     try {
       // Some senders prefix a byte order mark; JSON.parse would reject it.

@@ -69,7 +69,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const inFlight = new InFlight();
   const answers = new Answers(dispatcher, inFlight, logger, maxBodyBytes);
   const admission = new Admission(settings, answers, inFlight);
-  const intake = new Intake(settings, answers);
+  const intake = new Intake(settings, answers, inFlight);
 
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
     let response: WebhookResponse | Promise<WebhookResponse>;
