@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ParsedWebhook } from '../events/index.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
+import { BodyDeadlines, TIMED_OUT, type Arrival } from './body-deadlines.js';
 import { bodyDigest } from './dedupe.js';
 import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
@@ -31,7 +32,11 @@ export class Intake {
     private readonly settings: Settings,
     private readonly answers: Answers,
     private readonly inFlight: InFlight,
-  ) {}
+  ) {
+    this.#deadlines = settings.bodyTimeoutMs > 0 ? new BodyDeadlines(settings.bodyTimeoutMs) : undefined;
+  }
+
+  readonly #deadlines: BodyDeadlines | undefined;
 
   /** Reads the body, then answers; synchronously when the body is in memory and nothing must be awaited. */
   take(request: WebhookRequest, options: HandleOptions): Answer {
@@ -44,10 +49,9 @@ export class Intake {
       return this.answers.unreadable(cause);
     }
     if (!isThenable(reading)) return this.#answer(reading, options);
-    const { bodyTimeoutMs } = this.settings;
-    const arrived = bodyTimeoutMs > 0 ? byDeadline(reading as Promise<WebhookBody>, bodyTimeoutMs) : reading;
-    return (arrived as Promise<WebhookBody | typeof TIMED_OUT>).then(
-      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(bodyTimeoutMs) : this.#answer(value, options)),
+    const arrived = this.#deadlines ? this.#deadlines.watch(reading as Promise<WebhookBody>) : reading;
+    return (arrived as Promise<Arrival>).then(
+      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(value, options)),
       (cause: unknown) => this.answers.unreadable(cause),
     );
   }
@@ -101,25 +105,6 @@ export class Intake {
     if (inbox?.ack) response.done.then(() => inbox.ack?.(key)).catch(() => undefined);
     return response;
   }
-}
-
-const TIMED_OUT = Symbol('timed out');
-
-/** The body, or TIMED_OUT once `timeoutMs` passed without it; a body arriving after that is dropped unread. */
-function byDeadline(reading: Promise<WebhookBody>, timeoutMs: number): Promise<WebhookBody | typeof TIMED_OUT> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
-    reading.then(
-      (body) => {
-        clearTimeout(timer);
-        resolve(body);
-      },
-      (cause: unknown) => {
-        clearTimeout(timer);
-        reject(cause);
-      },
-    );
-  });
 }
 
 /** The delivery's idempotency key for an inbox, from its exact bytes (or text). */
