@@ -39,6 +39,7 @@ export type {
   WebhookBody,
   WebhookErrorCode,
   WebhookErrorDetails,
+  LogLevel,
   WebhookLogger,
   WebhookRequest,
   WebhookResponse,

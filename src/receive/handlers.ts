@@ -28,11 +28,11 @@ export function registrationMethods<Self extends HandlerRegistry>(dispatcher: Di
       return this;
     },
     onAny(handler) {
-      dispatcher.on(ANY, handler);
+      dispatcher.on(ANY, handler, 'onAny');
       return this;
     },
     onUnknown(handler) {
-      dispatcher.on(UNKNOWN, handler as unknown as AnyHandler);
+      dispatcher.on(UNKNOWN, handler as unknown as AnyHandler, 'onUnknown');
       return this;
     },
     onError(handler) {
