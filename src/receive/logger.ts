@@ -42,11 +42,17 @@ export const consoleLogger: WebhookLogger = {
 /**
  * Whether the `DEBUG` environment variable asks for this library's debug output, as the `debug` package
  * reads it (`chat-webhooks`, `chat-webhooks*`, `*`, in a comma- or space-separated list). Reads `process`
- * through globalThis: workers have none.
+ * through globalThis, as workers have none, and takes a refusal to read it (Deno without --allow-env throws)
+ * as no.
  */
 export function debugRequested(): boolean {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  const patterns = env?.DEBUG?.split(/[\s,]+/) ?? [];
+  let value: string | undefined;
+  try {
+    value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.DEBUG;
+  } catch {
+    return false;
+  }
+  const patterns = value?.split(/[\s,]+/) ?? [];
   return patterns.some((pattern) => pattern === '*' || pattern === 'chat-webhooks' || pattern === 'chat-webhooks*' || pattern === 'chat-webhooks:*');
 }
 
