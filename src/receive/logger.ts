@@ -45,8 +45,14 @@ export const consoleLogger: WebhookLogger = {
  * through globalThis: workers have none.
  */
 export function debugRequested(): boolean {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  const patterns = env?.DEBUG?.split(/[\s,]+/) ?? [];
+  let setting: string | undefined;
+  try {
+    setting = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.DEBUG;
+  } catch {
+    // Deno without --allow-env throws on reading the environment: then nothing was asked for.
+    return false;
+  }
+  const patterns = setting?.split(/[\s,]+/) ?? [];
   return patterns.some((pattern) => pattern === '*' || pattern === 'chat-webhooks' || pattern === 'chat-webhooks*' || pattern === 'chat-webhooks:*');
 }
 
