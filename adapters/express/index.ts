@@ -43,7 +43,7 @@ export type ExpressWebhookMiddleware = [ExpressWebhookHandler, ExpressWebhookErr
 
 
 export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddlewareOptions = {}): ExpressWebhookMiddleware {
-  rejectUnknownOptions('expressMiddleware', options, ['path']);
+  rejectUnknownOptions('expressMiddleware', options, Object.keys({ path: true } satisfies Record<keyof ExpressMiddlewareOptions, true>));
   const { path } = options;
   const elsewhere = (req: IncomingMessage) => path !== undefined && pathOf(req.url) !== path;
 

@@ -34,7 +34,7 @@ export interface FetchHandlerOptions {
 export type FetchHandler = (request: Request, ctx?: FetchContext) => Promise<Response>;
 
 export function fetchHandler(webhooks: Webhooks, options: FetchHandlerOptions = {}): FetchHandler {
-  rejectUnknownOptions('fetchHandler', options, ['path', 'awaitHandlers', 'handlerTimeoutMs']);
+  rejectUnknownOptions('fetchHandler', options, Object.keys({ path: true, awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof FetchHandlerOptions, true>));
   const { path, awaitHandlers = false, handlerTimeoutMs } = options;
   const handleOptions: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
 

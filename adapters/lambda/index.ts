@@ -46,7 +46,7 @@ const SAFETY_MARGIN_MS = 300;
 const GRACE_MS = 100;
 
 export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
-  rejectUnknownOptions('lambdaHandler', options, ['timeBudgetMs', 'enqueue', 'path']);
+  rejectUnknownOptions('lambdaHandler', options, Object.keys({ timeBudgetMs: true, enqueue: true, path: true } satisfies Record<keyof LambdaHandlerOptions, true>));
   const { timeBudgetMs = DEFAULT_TIME_BUDGET_MS, enqueue, path } = options;
   if (!(timeBudgetMs > 0 && timeBudgetMs !== Infinity)) {
     throw new ConfigurationError('timeBudgetMs', '`timeBudgetMs` must be a positive number of milliseconds.');

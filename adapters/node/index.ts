@@ -16,7 +16,7 @@ export interface NodeMiddlewareOptions {
 export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
 export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOptions = {}): NodeMiddleware {
-  rejectUnknownOptions('nodeMiddleware', options, ['path']);
+  rejectUnknownOptions('nodeMiddleware', options, Object.keys({ path: true } satisfies Record<keyof NodeMiddlewareOptions, true>));
   const { path } = options;
   return (req, res, next) => {
     if (path !== undefined && pathOf(req.url) !== path) {

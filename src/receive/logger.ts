@@ -42,17 +42,17 @@ export const consoleLogger: WebhookLogger = {
 /**
  * Whether the `DEBUG` environment variable asks for this library's debug output, as the `debug` package
  * reads it (`chat-webhooks`, `chat-webhooks*`, `*`, in a comma- or space-separated list). Reads `process`
- * through globalThis: workers have none.
+ * through globalThis, as workers have none, and takes a refusal to read it (Deno without --allow-env throws)
+ * as no.
  */
 export function debugRequested(): boolean {
-  let setting: string | undefined;
+  let value: string | undefined;
   try {
-    setting = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.DEBUG;
+    value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.DEBUG;
   } catch {
-    // Deno without --allow-env throws on reading the environment: then nothing was asked for.
     return false;
   }
-  const patterns = setting?.split(/[\s,]+/) ?? [];
+  const patterns = value?.split(/[\s,]+/) ?? [];
   return patterns.some((pattern) => pattern === '*' || pattern === 'chat-webhooks' || pattern === 'chat-webhooks*' || pattern === 'chat-webhooks:*');
 }
 
