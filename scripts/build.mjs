@@ -3,7 +3,7 @@
 // `exports` (scripts/exports.mjs) exists in both. CommonJS is compiled, not wrapped: Node 20 before 20.19
 // cannot require() an ES module.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cjsPath, entryPoints } from './exports.mjs';
 
 const root = new URL('../', import.meta.url);
@@ -23,4 +23,10 @@ const missing = entryPoints(pkg)
 if (missing.length) {
   console.error(`package.json exports names files the build did not emit: ${missing.join(', ')}`);
   process.exit(1);
+}
+
+// The CLI is a command, not an import path: its declarations would ship for nothing.
+const cli = new URL('dist/src/cli/', root);
+if (existsSync(cli)) {
+  for (const file of readdirSync(cli, { recursive: true })) if (String(file).endsWith('.d.ts')) rmSync(new URL(String(file), cli));
 }
