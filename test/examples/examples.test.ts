@@ -4,7 +4,9 @@
  * example shows a 200 and a 401.
  */
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +41,10 @@ afterEach(() => {
 
 describe('examples/demo.mjs (npm start)', () => {
   it('prints each delivery, recognizes the repeat, refuses a wrong password and stops on SIGTERM', async () => {
-    const demo = run('examples/demo.mjs', { PORT: '0' });
+    const data = mkdtempSync(join(tmpdir(), 'demo-data-'));
+    const demo = run('examples/demo.mjs', { PORT: '0', DATA_DIR: data });
     await demo.waitFor('curl ');
+    expect(demo.output()).toContain(`stored in ${join(data, 'demo-inbox.sqlite')} before the 200`);
     const url = /on (http:\/\/127\.0\.0\.1:\d+\/webhooks)/.exec(demo.output())?.[1];
     const body = /-d '([^']+)'/.exec(demo.output())?.[1];
     expect(url).toBeDefined();
@@ -62,6 +66,22 @@ describe('examples/demo.mjs (npm start)', () => {
     const [code] = await once(demo.child, 'exit');
     expect(code).toBe(0);
     expect(demo.output()).toContain('stopped');
+
+    // Restarted on the same inbox: the delivery is still known, so sending it again is a duplicate.
+    const again = run('examples/demo.mjs', { PORT: '0', DATA_DIR: data });
+    await again.waitFor('curl ');
+    const url2 = /on (http:\/\/127\.0\.0\.1:\d+\/webhooks)/.exec(again.output())?.[1];
+    const repeat = await fetch(url2!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}` },
+      body,
+    });
+    expect(repeat.status).toBe(200);
+    await again.waitFor('duplicate   message_sent');
+    expect(again.output()).not.toContain('received ');
+    again.child.kill('SIGTERM');
+    await once(again.child, 'exit');
+    rmSync(data, { recursive: true, force: true });
   });
 
   it('answers a busy port with one line and exit code 1', async () => {
