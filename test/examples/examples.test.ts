@@ -3,7 +3,8 @@
  * repeat, refuses a wrong password, stops on SIGTERM and answers a busy port with one line; the Lambda
  * example shows a 200 and a 401.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
@@ -78,6 +79,19 @@ describe('examples/demo.mjs (npm start)', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it.skipIf(spawnSync('curl', ['--version']).status !== 0)("accepts the README's curl line, run from another folder", async () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    const line = /```sh\n(curl -u demo:demo-password[\s\S]*?)```/.exec(readme)?.[1];
+    expect(line).toBeDefined();
+    const demo = run('examples/demo.mjs', { PORT: '0' });
+    await demo.waitFor('curl ');
+    const port = /127\.0\.0\.1:(\d+)\/webhooks/.exec(demo.output())?.[1];
+    const command = line!.replace('127.0.0.1:3000', `127.0.0.1:${port}`);
+    const curl = spawnSync('sh', ['-c', `${command.trim()} -s -w ' %{http_code}'`], { cwd: tmpdir(), encoding: 'utf8' });
+    expect(curl.stdout).toBe('OK 200');
+    await demo.waitFor('received    message_sent: alice → bob: Hello from curl');
   });
 
   it('is what npm start runs, in the foreground (exec: a signal reaches the server, no orphan)', () => {
