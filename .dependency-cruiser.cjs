@@ -43,6 +43,15 @@ module.exports = {
       to: { path: ours, pathNot: '^src/platform/' },
     },
     {
+      name: 'node-builtins-only-in-platform',
+      severity: 'error',
+      comment:
+        'The core runs on Workers, Deno and Bun too: node:* (and Buffer-based packages) only behind #platform, ' +
+        'whose package.json "imports" conditions pick src/platform/node.ts or web.ts.',
+      from: { path: '^src/(events|receive|inbox|api)/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'receive-imports-events-platform-inbox-port',
       severity: 'error',
       comment: 'src/receive/ builds on events and platform, and knows the inbox only through its port.',
@@ -127,7 +136,8 @@ module.exports = {
     exclude: { path: '\\.test\\.ts$' },
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
-      conditionNames: ['import', 'types', 'default'],
+      // chat-webhooks-source: #platform resolves to src/platform/node.ts, as for tsc (tsconfig.json customConditions).
+      conditionNames: ['chat-webhooks-source', 'import', 'types', 'default'],
       exportsFields: ['exports'],
       mainFields: ['module', 'main', 'types'],
     },

@@ -1,10 +1,10 @@
 /**
  * HTTP Basic authentication of deliveries (spec 2.6 and 5: `useBasicAuth`, `username`, `password`).
  *
- * Why this is constant time: the header is parsed by `basic-auth` (scheme case-insensitive, base64 decoded
- * as UTF-8, split at the first colon), then the user name and password are each reduced to a SHA-256
+ * Why this is constant time: the header is parsed (basic-credentials.ts: scheme case-insensitive, base64
+ * decoded as UTF-8, split at the first colon), then the user name and password are each reduced to a SHA-256
  * digest keyed with a secret drawn at start-up. Digests are always 32 bytes, whatever the length of the
- * guess, and `crypto.timingSafeEqual` compares all 32 bytes whatever byte differs first. Every configured
+ * guess, and `timingSafeEqual` compares all 32 bytes whatever byte differs first. Every configured
  * credential is compared, with `&`/`|` instead of `&&`/`||`, so the time taken does not tell which
  * credential, nor which half of it, was wrong. The secret key means the digests cannot be precomputed
  * by anyone who sees them.
@@ -15,9 +15,8 @@
  * differs. A header that matches none takes the full path above, so the shortcut only ever changes how fast
  * a right answer comes, and costs a wrong guess the same few nanoseconds every time.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import basicAuth from 'basic-auth';
-import { digest } from '../platform/digest.js';
+import { randomBytes, sha256, timingSafeEqual } from '#platform';
+import { parseBasicCredentials } from './basic-credentials.js';
 import { ConfigurationError } from './errors.js';
 
 /** The user name and password configured on the platform's webhook (`username`, `password`). */
@@ -29,8 +28,8 @@ export interface BasicAuthCredentials {
 /** One pair, or several while rotating: any of them is accepted. */
 export type BasicAuthOption = BasicAuthCredentials | readonly BasicAuthCredentials[];
 
-const key = randomBytes(32).toString('base64');
-const keyed = (value: string): Buffer => digest('sha256', key + value);
+const key = Array.from(randomBytes(32), (byte) => byte.toString(16).padStart(2, '0')).join('');
+const keyed = (value: string): Uint8Array => sha256(key + value);
 
 /** How many distinct accepted header values are remembered: one per credential and encoding is plenty. */
 const REMEMBERED_HEADERS = 8;
@@ -66,7 +65,7 @@ export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuth
     for (const seen of accepted) known |= Number(sameText(header, seen));
     if (known === 1) return true;
 
-    const given = basicAuth.parse(header);
+    const given = parseBasicCredentials(header);
     if (!given) return false;
     const user = keyed(given.name);
     const pass = keyed(given.pass);

@@ -2,7 +2,7 @@
  * Intake: a request that passed admission has its body read, parsed, checked for a repeat, and is then
  * accepted (200, handlers afterwards), committed first (an inbox or `enqueue`), or refused.
  */
-import { randomUUID } from 'node:crypto';
+import { randomId, utf8Length } from '#platform';
 import type { ParsedWebhook } from '../events/index.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
 import { bodyDigest } from './dedupe.js';
@@ -100,14 +100,14 @@ export class Intake {
 /** The delivery's idempotency key for an inbox, from its exact bytes (or text). */
 function keyOf(trigger: string, delivery: Delivery): string {
   // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
-  return `${trigger}:${delivery.unserializable ? randomUUID() : bodyDigest(delivery.bytes ?? delivery.rawBody)}`;
+  return `${trigger}:${delivery.unserializable ? randomId() : bodyDigest(delivery.bytes ?? delivery.rawBody)}`;
 }
 
 /** Whether a body is longer than the limit in UTF-8 bytes. A pre-parsed body's size is unknown: it passes. */
 function exceeds(body: WebhookBody | null | undefined, limit: number): boolean {
   if (typeof body === 'string') {
     // A string of n UTF-16 units is at most 3n UTF-8 bytes: count exactly only when it could matter.
-    return body.length * 3 > limit && Buffer.byteLength(body) > limit;
+    return body.length * 3 > limit && utf8Length(body) > limit;
   }
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength > limit;
   return false;

@@ -1,4 +1,4 @@
-import { Buffer, isUtf8 } from 'node:buffer';
+import { decodeUtf8 } from '#platform';
 import { WebhookError } from './errors.js';
 import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
@@ -23,13 +23,6 @@ export interface Delivery {
   event?: ParsedWebhook;
   known: boolean;
   error?: WebhookError;
-}
-
-/** The text of UTF-8 bytes, or undefined when they are not valid UTF-8. */
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // Checking first and then decoding is faster than a fatal TextDecoder, which also copies.
-  return isUtf8(view) ? view.toString('utf8') : undefined;
 }
 
 /** Parses and validates a delivery in two steps: the envelope, then the event against its trigger's schema. */
