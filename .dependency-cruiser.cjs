@@ -6,7 +6,7 @@ const { exports: exportsMap } = require('./package.json');
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Source files behind the published subpaths: ./dist/src/index.js is src/index.ts. */
 const publicEntries = Object.values(exportsMap)
-  .map((target) => (typeof target === 'string' ? target : target.default))
+  .map((target) => (typeof target === 'string' ? target : (target.import?.default ?? target.default)))
   .filter((target) => target.startsWith('./dist/'))
   .map((target) => `^${escape(target.slice('./dist/'.length).replace(/\.js$/, '.ts'))}$`);
 

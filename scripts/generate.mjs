@@ -1,8 +1,10 @@
 // Regenerates what derives from the registry and the fixtures: the README's trigger and status tables
-// (scripts/tables.mjs) and src/testing/generated/samples.ts (the fixtures embedded for chat-webhooks/testing).
+// (scripts/tables.mjs) and src/testing/generated/samples.ts (the fixtures embedded for chat-webhooks/testing);
+// and package.json's entry points written out in full from its `exports` (scripts/exports.mjs).
 // `node scripts/generate.mjs --check` fails instead of writing when anything is out of date.
 import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { withEntryPoints } from './exports.mjs';
 import { withTables } from './tables.mjs';
 
 const root = new URL('../', import.meta.url);
@@ -25,7 +27,9 @@ export function samplesModule() {
   );
 }
 
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 const outputs = {
+  'package.json': `${JSON.stringify(withEntryPoints(pkg), null, 2)}\n`,
   'README.md': withTables(readFileSync(new URL('README.md', root), 'utf8'), { registry, triggers }),
   'src/testing/generated/samples.ts': samplesModule(),
 };

@@ -17,6 +17,10 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/fetch': ['fetchHandler'],
   'chat-webhooks/node': ['nodeMiddleware'],
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
+  'chat-webhooks/api': [
+    'createChatClient', 'createManagementClient', 'ApiError', 'ValidationError', 'messageDataSchema', 'messageDataSize',
+    'messageTagsSchema', 'formFieldSchema', 'buttonActionSchema', 'form', 'webhookConfigSchema', 'appCreateSchema', 'authFromWebhookConfig',
+  ],
 };
 
 describe('published package', () => {
@@ -25,15 +29,37 @@ describe('published package', () => {
     if (!existsSync(new URL('dist/src/index.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
   }, 120_000);
 
-  it('maps every subpath of DESIGN.md, each with types', () => {
+  it('maps every subpath of DESIGN.md, each as an ES module and as CommonJS, each with its types', () => {
     expect(Object.keys(pkg.exports).filter((key) => key !== './package.json').sort()).toEqual(
       Object.keys(promised).map((name) => name.replace('chat-webhooks', '.')).sort(),
     );
-    for (const target of Object.values(pkg.exports) as Array<{ types: string; default: string } | string>) {
+    type Branch = { types: string; default: string };
+    for (const target of Object.values(pkg.exports) as Array<{ import: Branch; require: Branch } | string>) {
       if (typeof target === 'string') continue;
-      expect(existsSync(new URL(target.default, root))).toBe(true);
-      expect(existsSync(new URL(target.types, root))).toBe(true);
+      expect(target.require.default).toBe(target.import.default.replace('./dist/', './dist/cjs/'));
+      for (const file of [target.import.default, target.import.types, target.require.default, target.require.types]) {
+        expect(existsSync(new URL(file, root)), file).toBe(true);
+      }
     }
+    // dist/cjs/package.json is the package scope of the CommonJS files: it carries #platform for them.
+    const cjsScope = JSON.parse(readFileSync(new URL('dist/cjs/package.json', root), 'utf8'));
+    expect(cjsScope.type).toBe('commonjs');
+    for (const [condition, target] of Object.entries(pkg.imports['#platform'] as Record<string, string>)) {
+      if (condition === 'chat-webhooks-source') continue;
+      expect(cjsScope.imports['#platform'][condition], condition).toBe(target.replace('./dist/', './'));
+      expect(existsSync(new URL(target.replace('./dist/', 'dist/cjs/'), root)), target).toBe(true);
+    }
+  });
+
+  it.each(Object.entries(promised))('%s exports the same names to require() as to import', (specifier, names) => {
+    // Without require(esm), as on Node 20 before 20.19: the CommonJS build must stand on its own.
+    const script = `
+      const required = Object.keys(require(${JSON.stringify(specifier)})).sort();
+      import(${JSON.stringify(specifier)}).then((m) => console.log(JSON.stringify([required, Object.keys(m).sort()])));`;
+    const output = execFileSync(process.execPath, ['--no-experimental-require-module', '-e', script], { cwd: root, encoding: 'utf8' });
+    const [required, imported] = JSON.parse(output);
+    expect(required).toEqual(expect.arrayContaining(names));
+    expect(required).toEqual(imported);
   });
 
   it.each(Object.entries(promised))('%s exports its names when imported by package name', (specifier, names) => {

@@ -3,7 +3,7 @@
  *
  * Why this is constant time: the header is parsed (basic-credentials.ts: scheme case-insensitive, base64
  * decoded as UTF-8, split at the first colon), then the user name and password are each reduced to a SHA-256
- * digest keyed with a secret drawn at start-up. Digests are always 32 bytes, whatever the length of the
+ * digest keyed with a secret drawn on first use. Digests are always 32 bytes, whatever the length of the
  * guess, and `timingSafeEqual` compares all 32 bytes whatever byte differs first. Every configured
  * credential is compared, with `&`/`|` instead of `&&`/`||`, so the time taken does not tell which
  * credential, nor which half of it, was wrong. The secret key means the digests cannot be precomputed
@@ -28,8 +28,10 @@ export interface BasicAuthCredentials {
 /** One pair, or several while rotating: any of them is accepted. */
 export type BasicAuthOption = BasicAuthCredentials | readonly BasicAuthCredentials[];
 
-const key = Array.from(randomBytes(32), (byte) => byte.toString(16).padStart(2, '0')).join('');
-const keyed = (value: string): Uint8Array => sha256(key + value);
+// Drawn on first use, not when the module loads: Cloudflare Workers refuse random values in global scope.
+let key: string | undefined;
+const keyed = (value: string): Uint8Array =>
+  sha256((key ??= Array.from(randomBytes(32), (byte) => byte.toString(16).padStart(2, '0')).join('')) + value);
 
 /** How many distinct accepted header values are remembered: one per credential and encoding is plenty. */
 const REMEMBERED_HEADERS = 8;

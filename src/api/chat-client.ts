@@ -1,0 +1,126 @@
+/**
+ * `createChatClient`: the chat interface (spec 4 and 5), authenticated by the `apiKey` header.
+ *
+ * The spec details one endpoint, `GET /users`; `request()` reaches the others with the same headers, errors
+ * and retries. The users answer's shape is not in the spec: `data` holds user records (section 2.3) and
+ * everything else the service sends is kept.
+ */
+import { z } from 'zod';
+import { type User, numberLike, user } from '../events/records.js';
+import { type RegionInput, chatBaseUrl, checkAppId, checkBaseUrl, checkSecret, normalizeRegion } from './base-url.js';
+import { ValidationError } from './errors.js';
+import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
+
+interface ChatClientCommon extends ClientOptions {
+  /** The app's API key from the dashboard, sent as the `apiKey` header. */
+  apiKey: string;
+}
+
+/** The host is built from `appId`, `region` and `domain`, or `baseUrl` replaces the whole base. */
+export type ChatClientOptions = ChatClientCommon &
+  (
+    | { appId: string; region: RegionInput; domain?: string; baseUrl?: undefined }
+    | { baseUrl: string; appId?: string; region?: RegionInput; domain?: string }
+  );
+
+/**
+ * A user as the users endpoint returns it: the record of spec 2.3, every other field kept at run time. Typed
+ * as the events' `User`, so a user from a webhook and one from the API are the same type.
+ */
+export const apiUserSchema = user.loose();
+
+/**
+ * Paging details the service may add; none of them is in the spec, so all are optional, kept as sent, and a
+ * number written as a string ("3") is tolerated.
+ */
+const paginationSchema = z.looseObject({
+  total: numberLike.optional(),
+  count: numberLike.optional(),
+  per_page: numberLike.optional(),
+  current_page: numberLike.optional(),
+  total_pages: numberLike.optional(),
+});
+
+/** The answer of `GET /users`: `data` required, the rest open. */
+export const userListSchema = z.looseObject({
+  data: z.array(apiUserSchema),
+  meta: z.looseObject({ pagination: paginationSchema.nullish(), cursor: z.unknown().optional() }).nullish(),
+  cursor: z.unknown().optional(),
+});
+type ParsedUserList = z.infer<typeof userListSchema>;
+/** The answer of `GET /users`: `{ data: User[]; meta?; cursor? }`, plus whatever else the service sends. */
+export interface UserList {
+  data: User[];
+  meta?: ParsedUserList['meta'];
+  cursor?: unknown;
+  [field: string]: unknown;
+}
+
+export interface UserListQuery {
+  perPage?: number;
+  page?: number;
+  [name: string]: Query[string];
+}
+
+export interface ChatClient {
+  /** The base URL every path is appended to. */
+  readonly baseUrl: string;
+  readonly users: {
+    /** One page of `GET /users`. */
+    list(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): Promise<UserList>;
+    /** Every page of `GET /users`, as `list` returns it, until the last page or an empty one. */
+    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<UserList, void, undefined>;
+    /** Every user, one at a time, walking the pages as `iterate` does. */
+    each(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<User, void, undefined>;
+  };
+  /** Any endpoint of the chat interface, e.g. `request('POST', '/messages', { body })`; resolves to the parsed JSON. */
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
+}
+
+const WHAT = 'createChatClient';
+
+export function createChatClient(options: ChatClientOptions): ChatClient {
+  if (options === null || typeof options !== 'object') {
+    throw new ValidationError(`${WHAT} needs { appId, region, apiKey } (or { baseUrl, apiKey }).`);
+  }
+  const apiKey = checkSecret(options.apiKey, 'apiKey', WHAT);
+  const baseUrl = options.baseUrl === undefined ? chatBaseUrl(options.appId, options.region, options.domain, WHAT) : checkBaseUrl(options.baseUrl, WHAT);
+  // With a baseUrl, appId and region build nothing, but a wrong one given alongside is still a mistake.
+  if (options.baseUrl !== undefined && options.appId !== undefined) checkAppId(options.appId, WHAT);
+  if (options.baseUrl !== undefined && options.region !== undefined) normalizeRegion(options.region, WHAT);
+  const transport = createTransport({ ...options, what: WHAT, baseUrl, credentials: { apiKey } });
+
+  const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
+    transport<UserList>('GET', '/users', { query, expect: userListSchema as z.ZodType<UserList>, ...callOptions });
+
+  async function* iterate(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
+    let previousFirst: string | undefined;
+    for (let page = query.page ?? 1; ; page++) {
+      const body = await list({ ...query, page }, callOptions);
+      // An empty page ends the walk; so does a page that starts like the one before, which means the
+      // service ignored `page` and would otherwise be asked for the same users forever.
+      if (body.data.length === 0 || body.data[0]!.uid === previousFirst) return;
+      previousFirst = body.data[0]!.uid;
+      yield body;
+      if (isLastPage(body, page)) return;
+    }
+  }
+
+  async function* each(query?: UserListQuery, callOptions?: Pick<RequestOptions, 'signal'>) {
+    for await (const body of iterate(query, callOptions)) yield* body.data;
+  }
+
+  return {
+    baseUrl,
+    users: { list, iterate, each },
+    request: (method, path, requestOptions) => transport(method, path, requestOptions),
+  };
+}
+
+/** The service said this page is the last (its `meta.pagination`); without that, an empty page ends the walk. */
+function isLastPage(body: UserList, page: number): boolean {
+  const pagination = body.meta?.pagination;
+  const current = Number(pagination?.current_page ?? page);
+  const total = Number(pagination?.total_pages ?? Number.NaN);
+  return current >= total;
+}

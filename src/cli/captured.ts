@@ -1,0 +1,85 @@
+/**
+ * What `listen` records of each delivery: what arrived, what the receiver answered, the receiver's
+ * validation verdict, the idempotency key and whether it repeats an earlier delivery. One record is one
+ * NDJSON line of `listen --json`, one entry of the live page, and one delivery for `replay`.
+ */
+import { keyFields } from './describe.js';
+import { verdictOf, type Issue } from './issues.js';
+import { deliveryKey } from './keys.js';
+
+export interface Captured {
+  seq: number;
+  receivedAt: string;
+  method: string;
+  path: string;
+  /** The receiver's answer. */
+  status: number;
+  /** `valid`; `unknown` (a trigger this version does not know: accepted); `invalid` (accepted, reported to
+   * onError); `refused` (answered 4xx: bad credentials, not JSON, not an envelope...). */
+  verdict: 'valid' | 'unknown' | 'invalid' | 'refused';
+  /** The error code for invalid and refused deliveries. */
+  code?: string;
+  /** The receiver's answer text, for a refusal. */
+  answer?: string;
+  trigger?: string;
+  fields: [string, string][];
+  issues: Issue[];
+  key?: string;
+  /** A repeat of an accepted delivery: the receiver answered 200 and did not run the handlers again. */
+  duplicate: boolean;
+  /** The body exactly as received (UTF-8). */
+  rawBody: string;
+  forward?: { url: string; status?: number; ms: number; error?: string };
+}
+
+export interface Arrival {
+  method: string;
+  path: string;
+  status: number;
+  answer: string;
+  rawBody: string;
+}
+
+const REFUSAL_CODES: Record<number, string> = {
+  401: 'unauthorized',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  503: 'unavailable',
+};
+
+/** Turns arrivals into records, remembering the keys of accepted deliveries to recognise repeats. */
+export class Recorder {
+  #seq = 0;
+  readonly #seen = new Set<string>();
+
+  record(arrival: Arrival): Captured {
+    const verdict = verdictOf(arrival.rawBody);
+    const accepted = arrival.status >= 200 && arrival.status < 300;
+    const trigger = verdict.trigger;
+    const event = verdict.event;
+    const key = trigger !== undefined && accepted ? deliveryKey(trigger, arrival.rawBody) : undefined;
+    const duplicate = key !== undefined && this.#seen.has(key);
+    if (key !== undefined) this.#seen.add(key);
+    const base = {
+      seq: ++this.#seq,
+      receivedAt: new Date().toISOString(),
+      method: arrival.method,
+      path: arrival.path,
+      status: arrival.status,
+      ...(trigger !== undefined ? { trigger } : {}),
+      fields: event ? keyFields(event) : [],
+      ...(key !== undefined ? { key } : {}),
+      duplicate,
+      rawBody: arrival.rawBody,
+    };
+    if (!accepted) {
+      const code = REFUSAL_CODES[arrival.status] ?? (verdict.valid ? `http_${arrival.status}` : verdict.code);
+      // Only a 400 is about the body itself; a 401, 405 or 415 says nothing of it.
+      const issues = arrival.status === 400 && !verdict.valid ? verdict.issues : [];
+      return { ...base, verdict: 'refused', code, answer: arrival.answer, issues };
+    }
+    if (!verdict.valid) return { ...base, verdict: 'invalid', code: verdict.code, issues: verdict.issues };
+    return { ...base, verdict: verdict.known ? 'valid' : 'unknown', issues: [] };
+  }
+}

@@ -1,0 +1,123 @@
+/** `send`: posts realistic events to a receiver as the platform does. */
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { isKnownTrigger, triggers, type Trigger } from '../index.js';
+import { EXIT_FAILED, EXIT_OK, usageError } from './errors.js';
+import { formatIssue, verdictOf } from './issues.js';
+import { Output } from './output.js';
+import { applyOverride, collectOverride, type Override } from './overrides.js';
+import { httpUrl, positiveInteger } from './parsers.js';
+import { credentialsFrom } from './post.js';
+import { runDeliveries, type Outgoing } from './run-deliveries.js';
+import { newRunId, sampleEvent } from './sample-event.js';
+import { didYouMean } from './suggest.js';
+import { authOptions } from './shared-options.js';
+
+interface SendOptions {
+  url: string;
+  user?: string;
+  password?: string;
+  set?: Override[];
+  file?: string;
+  count: number;
+  concurrency: number;
+  json?: boolean;
+  progress?: boolean;
+  validate: boolean;
+}
+
+function readEventFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (cause) {
+    throw usageError(`Cannot read ${path}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw usageError(`${path} is not JSON: ${(cause as Error).message}.`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw usageError(`${path} must hold one JSON object (an event).`);
+  return value as Record<string, unknown>;
+}
+
+function checkTrigger(trigger: string): Trigger {
+  if (isKnownTrigger(trigger)) return trigger;
+  throw usageError(`Unknown trigger "${trigger}".${didYouMean(trigger, triggers)} See \`chat-webhooks triggers\`.`);
+}
+
+/** Builds event i: from the file as it is, or a fresh sample; then the overrides, then the receiver's check. */
+function eventMaker(trigger: string | undefined, options: SendOptions): (sequence: number) => Outgoing {
+  const fromFile = options.file === undefined ? undefined : readEventFile(options.file);
+  if (fromFile && trigger !== undefined && fromFile.trigger !== trigger) {
+    throw usageError(`${options.file} holds a "${String(fromFile.trigger)}" event, not "${trigger}".`);
+  }
+  const known = fromFile ? undefined : checkTrigger(trigger as string);
+  const runId = newRunId();
+  return (sequence) => {
+    const event = fromFile ? structuredClone(fromFile) : sampleEvent(known as Trigger, { sequence, count: options.count, runId });
+    for (const override of options.set ?? []) applyOverride(event, override);
+    if (options.validate) {
+      const verdict = verdictOf(event);
+      if (!verdict.valid) {
+        const lines = verdict.issues.map((issue) => `  ${formatIssue(issue)}`).join('\n');
+        throw usageError(`The event would be refused (${verdict.code}):\n${lines}\nFix it, or send it anyway with --no-validate.`);
+      }
+    }
+    return { body: JSON.stringify(event), label: String(event.trigger) };
+  };
+}
+
+function* series(make: (sequence: number) => Outgoing, count: number): Generator<Outgoing> {
+  for (let sequence = 0; sequence < count; sequence++) yield make(sequence);
+}
+
+export async function send(trigger: string | undefined, options: SendOptions): Promise<number> {
+  if (trigger === undefined && options.file === undefined) throw usageError('Name a trigger (like message_sent) or give --file.');
+  const make = eventMaker(trigger, options);
+  const first = make(0); // fails before anything is sent when the event is invalid
+  const output = new Output({ json: options.json === true });
+  const items = (function* () {
+    yield first;
+    yield* series((sequence) => make(sequence + 1), options.count - 1);
+  })();
+  const summary = await runDeliveries(items, {
+    target: { url: options.url, auth: credentialsFrom(options) },
+    total: options.count,
+    concurrency: options.concurrency,
+    progress: options.progress,
+    output,
+  });
+  return summary.failed === 0 ? EXIT_OK : EXIT_FAILED;
+}
+
+export function sendCommand(): Command {
+  return authOptions(
+    new Command('send')
+      .description('Post realistic events to a webhook receiver, exactly as the platform does.')
+      .argument('[trigger]', 'trigger id, like message_sent (see `chat-webhooks triggers`)')
+      .requiredOption('--url <url>', 'the receiver to post to', httpUrl),
+  )
+    .option('--set <path=value>', 'change a field (repeatable); the path is from the envelope root', collectOverride)
+    .option('--file <event.json>', 'send this event instead of a generated one (ids kept: repeats are duplicates)')
+    .option('--count <n>', 'how many events to send', positiveInteger, 1)
+    .option('--concurrency <c>', 'how many requests at a time', positiveInteger, 1)
+    .addOption(new Option('--no-validate', 'send even when the event would be refused (to test a receiver)'))
+    .option('--json', 'one JSON line per event, then a summary line')
+    .option('--progress', 'show the progress bar even when stderr is not a terminal')
+    .option('--no-progress', 'never show the progress bar')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ chat-webhooks send message_sent --url http://localhost:3000/webhooks
+  $ chat-webhooks send message_sent --url http://localhost:3000/webhooks --user app --password s3cret \\
+      --set data.message.data.text="hello" --count 100 --concurrency 8
+  $ chat-webhooks send --file event.json --url http://localhost:3000/webhooks`,
+    )
+    .action(async (trigger: string | undefined, options: SendOptions) => {
+      process.exitCode = await send(trigger, options);
+    });
+}

@@ -1,0 +1,125 @@
+/** Types of `chat-webhooks/api`, checked by `npm run typecheck` (expectTypeOf and @ts-expect-error). */
+import { describe, expectTypeOf, it } from 'vitest';
+import type { z } from 'zod';
+import {
+  type ApiError,
+  type ButtonAction,
+  type ButtonField,
+  type CheckboxField,
+  type FormField,
+  type KnownFormField,
+  type MessageData,
+  type TextInputField,
+  type UnknownFormField,
+  type UrlNavigationAction,
+  type User,
+  type UserList,
+  type WebhookConfig,
+  appCreateSchema,
+  authFromWebhookConfig,
+  createChatClient,
+  createManagementClient,
+  form,
+  formFieldSchema,
+  isKnownFormField,
+  messageDataSchema,
+  messageTagsSchema,
+  webhookConfigSchema,
+} from '../../src/api/index.js';
+
+const client = createChatClient({ appId: 'a', region: 'us', apiKey: 'k' });
+/** Compile-time checks only: these calls would throw or reach the network if run, so they sit in a function never called. */
+const compileOnly = (check: () => void) => void check;
+
+describe('api types', () => {
+  it('types the users answer with the user record, unknown fields allowed', () => {
+    compileOnly(() => expectTypeOf(client.users.list()).resolves.toEqualTypeOf<UserList>());
+    expectTypeOf<UserList['data']>().toEqualTypeOf<User[]>();
+    expectTypeOf<User>().toEqualTypeOf<import('../../src/index.js').User>(); // the same type webhook events carry
+    expectTypeOf<User['uid']>().toEqualTypeOf<string>();
+    expectTypeOf<User['lastActiveAt']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<UserList>().toHaveProperty('anythingElse').toEqualTypeOf<unknown>();
+    compileOnly(() => {
+      expectTypeOf(client.users.iterate()).toEqualTypeOf<AsyncGenerator<UserList, void, undefined>>();
+      expectTypeOf(client.users.each()).toEqualTypeOf<AsyncGenerator<User, void, undefined>>();
+      expectTypeOf(client.request<{ id: string }>('GET', '/x')).resolves.toEqualTypeOf<{ id: string }>();
+    });
+  });
+
+  it('checks client options at compile time', () => {
+    compileOnly(() => {
+      // @ts-expect-error apiKey is required
+      createChatClient({ appId: 'a', region: 'us' });
+      // @ts-expect-error appId and region, or baseUrl
+      createChatClient({ apiKey: 'k' });
+      createChatClient({ apiKey: 'k', baseUrl: 'http://localhost/v3' });
+      createChatClient({ apiKey: 'k', appId: 'a', region: 'EU', domain: 'example.test', timeoutMs: 5, retry: { retries: 1 } });
+      // @ts-expect-error the management base URL is required
+      createManagementClient({ key: 'k', secret: 's' });
+    });
+  });
+
+  it('types apps.create input and output', () => {
+    const management = createManagementClient({ key: 'k', secret: 's', baseUrl: 'https://m.example' });
+    compileOnly(() => {
+      expectTypeOf(management.apps.create({ name: 'n', region: 'us' })).resolves.toEqualTypeOf<Record<string, unknown>>();
+      // @ts-expect-error name is required
+      void management.apps.create({ region: 'us' });
+    });
+    expectTypeOf<z.output<typeof appCreateSchema>>().toMatchTypeOf<{ name: string; version: string; region: 'us' | 'eu' | 'in' }>();
+  });
+
+  it('infers message data and tags', () => {
+    expectTypeOf<MessageData>().toEqualTypeOf<z.infer<typeof messageDataSchema>>();
+    expectTypeOf<MessageData['text']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<z.infer<typeof messageTagsSchema>>().toEqualTypeOf<string[]>();
+  });
+
+  it('narrows form fields on elementType, with unknown types apart', () => {
+    const field = formFieldSchema.parse({ elementType: 'checkbox', elementId: 'c', label: 'L' });
+    expectTypeOf(field).toEqualTypeOf<FormField>();
+    expectTypeOf<FormField>().toEqualTypeOf<KnownFormField | UnknownFormField>();
+    if (!isKnownFormField(field)) {
+      expectTypeOf(field).toEqualTypeOf<UnknownFormField>();
+      expectTypeOf(field.elementType).toEqualTypeOf<string>();
+      return;
+    }
+    expectTypeOf(field).toEqualTypeOf<KnownFormField>();
+    expectTypeOf(field.elementType).toEqualTypeOf<'label' | 'textInput' | 'button' | 'checkbox' | 'dropdown' | 'radio' | 'singleSelect' | 'dateTime'>();
+    if (field.elementType === 'checkbox') {
+      expectTypeOf(field).toEqualTypeOf<CheckboxField>();
+      expectTypeOf(field.label).toEqualTypeOf<string>();
+      expectTypeOf(field.optional).toEqualTypeOf<boolean>();
+    }
+    if (field.elementType === 'button') expectTypeOf(field.action).toEqualTypeOf<ButtonAction>();
+  });
+
+  it('types the builders', () => {
+    expectTypeOf(form.textInput({ elementId: 'n', label: 'Name' })).toEqualTypeOf<TextInputField>();
+    expectTypeOf(form.textInput({ elementId: 'n' }).optional).toEqualTypeOf<boolean>();
+    expectTypeOf(form.urlNavigation('https://x')).toEqualTypeOf<UrlNavigationAction>();
+    expectTypeOf(form.button({ elementId: 'b', buttonText: 'Go', action: form.urlNavigation('https://x') })).toEqualTypeOf<ButtonField>();
+    compileOnly(() => {
+      // @ts-expect-error a checkbox needs its label
+      form.checkbox({ elementId: 'c' });
+      // @ts-expect-error a button needs an action
+      form.button({ elementId: 'b', buttonText: 'Go' });
+      // @ts-expect-error elementType is the builder's
+      form.label({ elementId: 'l', text: 't', elementType: 'label' });
+      // @ts-expect-error not a field of a label
+      form.label({ elementId: 'l', text: 't', colour: 'red' });
+    });
+  });
+
+  it('types webhook configs and the auth option', () => {
+    expectTypeOf<WebhookConfig['webhookURL']>().toEqualTypeOf<string>();
+    expectTypeOf<z.infer<typeof webhookConfigSchema>['useBasicAuth']>().toEqualTypeOf<boolean | undefined>();
+    expectTypeOf(authFromWebhookConfig({})).toEqualTypeOf<{ username: string; password: string } | false>();
+  });
+
+  it('types ApiError fields', () => {
+    expectTypeOf<ApiError['code']>().toEqualTypeOf<'http' | 'network' | 'timeout' | 'aborted' | 'invalid_response'>();
+    expectTypeOf<ApiError['status']>().toEqualTypeOf<number>();
+    expectTypeOf<ApiError['body']>().toEqualTypeOf<unknown>();
+  });
+});

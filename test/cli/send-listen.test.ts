@@ -1,0 +1,215 @@
+/**
+ * `send` into `listen` over loopback, `listen --forward` to a plain server, `replay` of what `listen --json`
+ * captured: the built CLI as child processes, the receiver the package's own.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, CLI, Listener, runCli, runInTerminal } from './run-cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'chat-webhooks-send-'));
+const AUTH = ['--user', 'app', '--password', 'pw'];
+
+/** A bare node:http server that keeps what it received, standing for the developer's own app. */
+async function startApp(): Promise<{ server: Server; url: string; received: { headers: IncomingHttpHeaders; body: string }[] }> {
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received };
+}
+
+let listener: Listener;
+let app: Awaited<ReturnType<typeof startApp>>;
+
+beforeAll(async () => {
+  assertBuilt();
+  app = await startApp();
+  listener = await Listener.start([...AUTH, '--forward', app.url]);
+});
+
+afterAll(async () => {
+  expect(await listener.stop()).toBe(0);
+  app.server.close();
+});
+
+/** Sends and returns the records listen made of this send. */
+async function sendAndRecord(args: string[], expected: number) {
+  const before = listener.records.length;
+  const result = await runCli(['send', ...args, '--url', `${listener.url}webhooks`]);
+  const records = (await listener.waitFor(before + expected)).slice(before);
+  return { result, records };
+}
+
+describe('send into listen', () => {
+  it('a fixture event arrives valid, with its key, forwarded with the platform headers', async () => {
+    const forwardedBefore = app.received.length;
+    const { result, records } = await sendAndRecord(['message_sent', ...AUTH], 1);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^200 +[\d.]+ ms {2}#1 message_sent\n$/);
+    const [record] = records;
+    expect(record).toMatchObject({ status: 200, verdict: 'valid', trigger: 'message_sent', duplicate: false, issues: [] });
+    expect(record?.key).toMatch(/^message_sent:[0-9a-f]{32}$/);
+    expect(record?.fields).toContainEqual(['sender', 'superhero1']);
+    // Forwarded byte for byte, with the headers the platform sent (its capitalized content type included).
+    expect(record?.forward).toMatchObject({ url: app.url, status: 204 });
+    const forwarded = app.received[forwardedBefore];
+    expect(forwarded?.body).toBe(record?.rawBody);
+    expect(forwarded?.headers['content-type']).toBe('Application/json');
+    expect(forwarded?.headers.authorization).toBe(`Basic ${Buffer.from('app:pw').toString('base64')}`);
+  });
+
+  it('each generated event has its own ids: 20 sends, 20 keys, no duplicate; a progress bar and a summary', async () => {
+    const { result, records } = await sendAndRecord(['call_ended', ...AUTH, '--count', '20', '--concurrency', '4', '--progress'], 20);
+    expect(result.code).toBe(0);
+    expect(result.stdout.match(/^200 /gm)).toHaveLength(20);
+    expect(result.stdout).toMatch(/^20 sent: 20 × 200 · p50 [\d.]+ ms · p99 [\d.]+ ms/m);
+    expect(result.stderr).toContain('20/20 100%');
+    expect(new Set(records.map((record) => record.key)).size).toBe(20);
+    expect(records.every((record) => record.verdict === 'valid' && !record.duplicate)).toBe(true);
+    const sessions = records.map((record) => (JSON.parse(record.rawBody) as { data: { sessionId: string } }).data.sessionId);
+    expect(new Set(sessions).size).toBe(20);
+  });
+
+  it('on a terminal the progress bar shows by itself, colored; with NO_COLOR it has no color', async () => {
+    const before = listener.records.length;
+    const command = `'${process.execPath}' '${CLI}' send user_unblocked --url ${listener.url} --user app --password pw --count 3`;
+    const colored = await runInTerminal(command);
+    expect(colored.stdout).toContain('3/3 100%');
+    expect(colored.stdout).toContain('\u001b[32m200');
+    const plain = await runInTerminal(command, { NO_COLOR: '1' });
+    expect(plain.stdout).toContain('3/3 100%');
+    expect(plain.stdout).toMatch(/^3 sent: 3 × 200/m);
+    expect(plain.stdout).not.toContain('\u001b[3');
+    // Both runs' deliveries are in before the next test counts its own.
+    await listener.waitFor(before + 6);
+  });
+
+  it('--json: one record per event and a summary record', async () => {
+    const { result } = await sendAndRecord(['message_reaction_added', ...AUTH, '--count', '2', '--json'], 2);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({ label: 'message_reaction_added', status: 200 });
+    expect(lines[2]).toMatchObject({ summary: { count: 2, ok: 2, failed: 0, statuses: { 200: 2 } } });
+  });
+
+  it('--file sent twice: the repeat is recognised as a duplicate', async () => {
+    const file = join(dir, 'event.json');
+    writeFileSync(file, JSON.stringify({ trigger: 'group_updated', data: { group: { guid: 'g1', name: 'One' } } }));
+    const { result, records } = await sendAndRecord(['--file', file, ...AUTH, '--count', '2'], 2);
+    expect(result.code).toBe(0);
+    expect(records.map((record) => record.duplicate)).toEqual([false, true]);
+    expect(records[0]?.key).toBe(records[1]?.key);
+  });
+
+  it('--set changes the event; a field keeps its type (an id stays a string)', async () => {
+    const { records } = await sendAndRecord(['message_sent', ...AUTH, '--set', 'data.message.id=777', '--set', 'data.message.data.text=hi there'], 1);
+    const event = JSON.parse(records[0]?.rawBody ?? '') as { data: { message: { id: unknown; data: { text: unknown } } } };
+    expect(event.data.message.id).toBe('777');
+    expect(event.data.message.data.text).toBe('hi there');
+    expect(records[0]?.verdict).toBe('valid');
+  });
+
+  it('an invalid payload sent with --no-validate is accepted and listed with the path of each issue', async () => {
+    const { result, records } = await sendAndRecord(['message_sent', ...AUTH, '--no-validate', '--set', 'data.message.sentAt=soon'], 1);
+    expect(result.code).toBe(0);
+    expect(records[0]).toMatchObject({ status: 200, verdict: 'invalid', code: 'invalid_payload' });
+    expect(records[0]?.issues.map((issue) => issue.path)).toEqual(['data.message.sentAt']);
+  });
+
+  it('wrong credentials: 401, send exits 1, listen lists the refusal and does not forward it', async () => {
+    const forwardedBefore = app.received.length;
+    const { result, records } = await sendAndRecord(['message_sent', '--user', 'app', '--password', 'wrong'], 1);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^401 /);
+    expect(records[0]).toMatchObject({ status: 401, verdict: 'refused', code: 'unauthorized' });
+    expect(records[0]?.forward).toBeUndefined();
+    expect(app.received.length).toBe(forwardedBefore);
+  });
+
+  it('credentials from the environment', async () => {
+    const before = listener.records.length;
+    const result = await runCli(['send', 'user_blocked', '--url', listener.url], {
+      env: { CHAT_WEBHOOKS_USER: 'app', CHAT_WEBHOOKS_PASSWORD: 'pw' },
+    });
+    expect(result.code).toBe(0);
+    expect((await listener.waitFor(before + 1))[before]).toMatchObject({ status: 200, trigger: 'user_blocked' });
+  });
+});
+
+describe('replay', () => {
+  it('re-sends what listen --json captured, in order, byte for byte, paced by --rate', async () => {
+    const captured = listener.records.slice(0, 4);
+    const file = join(dir, 'captured.ndjson');
+    writeFileSync(file, `${captured.map((record) => JSON.stringify(record)).join('\n')}\n`);
+    const target = await startApp();
+    try {
+      const result = await runCli(['replay', file, '--url', target.url, '--rate', '10']);
+      expect(result.code).toBe(0);
+      expect(target.received.map((delivery) => delivery.body)).toEqual(captured.map((record) => record.rawBody));
+      expect(target.received[0]?.headers['content-type']).toBe('Application/json');
+      expect(result.stdout).toMatch(/^4 sent: 4 × 204/m);
+      // Four starts at 10 a second: the last no earlier than 300 ms after the first.
+      expect(result.ms).toBeGreaterThanOrEqual(300);
+    } finally {
+      target.server.close();
+    }
+  });
+
+  it('exits 1 when the receiver cannot be reached', async () => {
+    const file = join(dir, 'one.ndjson');
+    writeFileSync(file, `${JSON.stringify({ trigger: 'group_deleted', data: { group: { guid: 'g' } } })}\n`);
+    const result = await runCli(['replay', file, '--url', 'http://127.0.0.1:9/']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^ERR /);
+  });
+});
+
+describe('listen', () => {
+  it('a busy port is one line on stderr and exit 1', async () => {
+    const result = await runCli(['listen', '--port', String(listener.port)]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(`chat-webhooks: Port ${listener.port} is already in use; pick another with --port.`);
+  });
+
+  it('lists refusals too: wrong method, not JSON, an oversized body', async () => {
+    const before = listener.records.length;
+    const url = `${listener.url}webhooks`;
+    const headers = { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('app:pw').toString('base64')}` };
+    expect((await fetch(url, { method: 'PUT', headers })).status).toBe(405);
+    expect((await fetch(url, { method: 'POST', headers, body: '{"trigger":' })).status).toBe(400);
+    const huge = await fetch(url, { method: 'POST', headers, body: 'x'.repeat(2 * 1024 * 1024) });
+    expect(huge.status).toBe(413);
+    const records = (await listener.waitFor(before + 3)).slice(before);
+    expect(records.map((record) => [record.status, record.verdict, record.code]).sort()).toEqual([
+      [400, 'refused', 'invalid_json'],
+      [405, 'refused', 'method_not_allowed'],
+      [413, 'refused', 'payload_too_large'],
+    ]);
+    expect(records.find((record) => record.status === 400)?.issues[0]?.message).toMatch(/not valid JSON/);
+    expect(records.find((record) => record.status === 405)?.issues).toEqual([]);
+  });
+
+  it('prints each delivery readably without --json', async () => {
+    const plain = await Listener.startPlain();
+    try {
+      const sent = await runCli(['send', 'message_sent', '--url', plain.url, '--no-validate', '--set', 'data.message.sentAt=soon']);
+      expect(sent.code).toBe(0);
+      const text = await plain.waitForText(/key message_sent:/);
+      expect(text).toMatch(/ 200 message_sent ✗ invalid_payload \(accepted, reported to onError\)/);
+      expect(text).toMatch(/^ {4}data\.message\.sentAt: \S/m);
+      expect(text).toMatch(/key message_sent:[0-9a-f]{32} · first delivery/);
+    } finally {
+      await plain.stop();
+    }
+  });
+});

@@ -1,0 +1,93 @@
+// `npm run test:consumers`: the package as users get it. Builds and packs it, checks the tarball with
+// @arethetypeswrong/cli and publint, installs it (with its dependencies, Express, Fastify and @types/node,
+// from the npm cache when there) into a fresh folder holding the smoke projects beside this file, then runs:
+//   cjs/        require() of every entry, on the current Node, the oldest Node 20, the last Node 20 without
+//               require() of ES modules (20.18) and Node 22, and with --no-experimental-require-module;
+//   esm/        import of every entry, Express and Fastify for real, on the same Nodes;
+//   typescript/ one application compiled under node16 (CommonJS), nodenext (CommonJS and ES module) and
+//               bundler resolution, by TypeScript 7 and TypeScript 5, then run.
+// The other Nodes and TypeScript 5 come from toolchains/ (installed on first use; linux-x64 only for Node).
+// Ends with "N passed, N failed"; exits 1 if any check failed.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = (folder, name) => join(folder, 'node_modules', '.bin', name);
+const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+
+const results = [];
+/** Runs a command as one check: passes on exit code 0, else prints what it said. */
+function check(name, command, args, options = {}) {
+  const started = Date.now();
+  const run = spawnSync(command, args, { encoding: 'utf8', timeout: 120_000, ...options });
+  const ok = run.status === 0;
+  results.push(ok);
+  console.log(`${ok ? '✓' : '✗'} ${name} (${Date.now() - started} ms)`);
+  if (!ok) console.log(`${run.stdout ?? ''}${run.stderr ?? ''}${run.error ?? ''}`.trim().replace(/^/gm, '    '));
+}
+
+const work = mkdtempSync(join(tmpdir(), 'chat-webhooks-consumers-'));
+try {
+  console.log('building and packing');
+  npm(['run', 'build', '--silent'], root);
+  const tarball = join(work, npm(['pack', '--ignore-scripts', '--pack-destination', work], root).trim().split('\n').pop());
+
+  check('@arethetypeswrong/cli: every entry resolves with types under node10, node16 (CJS and ESM) and bundler', bin(root, 'attw'), [tarball]);
+  check('publint --strict', bin(root, 'publint'), ['run', tarball, '--strict']);
+
+  const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const app = join(work, 'app');
+  cpSync(here, app, { recursive: true, filter: (source) => !/[/\\](toolchains|node_modules|out)$/.test(source) && !source.endsWith('run.mjs') });
+  const dependencies = { 'chat-webhooks': `file:${tarball}` };
+  for (const name of ['express', 'fastify', '@types/node']) dependencies[name] = rootPkg.devDependencies[name];
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumers', private: true, dependencies }, null, 2));
+  console.log('installing the tarball into a fresh project');
+  npm(['install', '--prefer-offline', '--no-package-lock'], app);
+
+  const toolchains = join(here, 'toolchains');
+  if (!existsSync(join(toolchains, 'node_modules'))) {
+    console.log('installing toolchains (other Nodes, TypeScript 5): once');
+    npm(['ci', '--prefer-offline'], toolchains);
+  }
+  const nodes = [process.execPath];
+  for (const name of readdirSync(join(toolchains, 'node_modules')).filter((entry) => entry.startsWith('node-')).sort()) {
+    nodes.push(join(toolchains, 'node_modules', name, 'bin', 'node'));
+  }
+  const versionOf = (node) => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+
+  for (const node of nodes) {
+    const version = versionOf(node);
+    check(`require() of every entry and deliveries, CommonJS, node ${version}`, node, ['cjs/index.js'], { cwd: app });
+    check(`import of every entry, Express and Fastify, ES module, node ${version}`, node, ['esm/index.js'], { cwd: app });
+    const [major, minor] = version.slice(1).split('.').map(Number);
+    if ((major === 20 && minor >= 19) || (major === 22 && minor >= 12)) {
+      check(`CommonJS with require(esm) turned off, node ${version}`, node, ['--no-experimental-require-module', 'cjs/index.js'], { cwd: app });
+    }
+  }
+
+  // TypeScript 7 also checks the package's declarations (skipLibCheck is off in the projects); TypeScript 5
+  // skips them, as it would spend half a minute per project re-checking @types/node and Fastify's.
+  const compilers = [
+    ['TypeScript 7', bin(root, 'tsc'), []],
+    ['TypeScript 5', bin(toolchains, 'tsc'), ['--skipLibCheck']],
+  ];
+  for (const project of readdirSync(join(app, 'typescript'), { withFileTypes: true }).filter((entry) => entry.isDirectory())) {
+    const folder = join(app, 'typescript', project.name);
+    cpSync(join(app, 'typescript', 'usage.ts'), join(folder, 'usage.ts'));
+    for (const [compiler, tsc, flags] of compilers) {
+      rmSync(join(folder, 'out'), { recursive: true, force: true });
+      check(`${compiler} typechecks and emits the application, ${project.name}`, tsc, ['-p', folder, ...flags]);
+      check(`the ${project.name} application compiled by ${compiler} runs`, process.execPath, [join(folder, 'out', 'usage.js')], { cwd: folder });
+    }
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const passed = results.filter(Boolean).length;
+console.log(`\n${passed} passed, ${results.length - passed} failed`);
+process.exit(passed === results.length && results.length > 0 ? 0 : 1);

@@ -1,0 +1,106 @@
+/**
+ * The fetch adapter's status table under each runtime the README names, against the BUILT package:
+ * each runtime (installed from npm as a dev dependency) runs ./fetch-table.mjs, which imports
+ * `chat-webhooks` and `chat-webhooks/fetch` by package name, and every row must pass.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rows } from './fetch-table.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs a program to its end, stdout and stderr together (workerd logs its verdict on stderr). */
+function run(command: string, args: string[], cwd = root): Promise<Run> {
+  return new Promise((resolve) => {
+    const env = { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' };
+    execFile(command, args, { cwd, env, timeout: 60_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, output: `${stdout}\n${stderr}` });
+    });
+  });
+}
+
+/** The TAP plan and outcome lines of a run, so a run that printed nothing cannot pass. */
+function tap(output: string) {
+  const plan = /^1\.\.(\d+)$/m.exec(output);
+  return {
+    planned: plan ? Number(plan[1]) : 0,
+    passed: output.match(/^ok \d+ /gm)?.length ?? 0,
+    failed: output.match(/^not ok \d+ /gm) ?? [],
+  };
+}
+
+function expectEveryRowPassed({ code, output }: Run): void {
+  const result = tap(output);
+  expect(result.failed, output).toEqual([]);
+  expect(result.planned, output).toBe(rows.length);
+  expect(result.passed, output).toBe(rows.length);
+  expect(code, output).toBe(0);
+}
+
+describe('fetch adapter status table under each runtime (built package)', () => {
+  let scratch: string;
+  beforeAll(async () => {
+    // CI builds before testing; a local `npm test` on a fresh clone builds here.
+    if (!existsSync(join(root, 'dist/src/index.js'))) await run('npm', ['run', 'build', '--silent']);
+    scratch = mkdtempSync(join(tmpdir(), 'chat-webhooks-runtimes-'));
+  }, 120_000);
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('has rows to run', () => {
+    expect(rows.length).toBeGreaterThan(10);
+  });
+
+  it('Node', async () => {
+    expectEveryRowPassed(await run(process.execPath, [here('run.mjs')]));
+  });
+
+  it('Bun', async () => {
+    // --no-install: resolve from node_modules only, never fetch a missing package.
+    expectEveryRowPassed(await run(bin('bun'), ['--no-install', here('run.mjs')]));
+  });
+
+  it('Deno', async () => {
+    // Node resolution from this package.json and node_modules (self-reference through `exports`),
+    // nothing fetched, no lock file written, read access only.
+    const flags = ['--allow-read', '--node-modules-dir=manual', '--no-lock', '--no-prompt', '--cached-only'];
+    expectEveryRowPassed(await run(bin('deno'), ['run', ...flags, here('run.mjs')]));
+  });
+
+  it('workerd (Cloudflare Workers runtime), the worker bundled by Bun', async () => {
+    const bundle = await run(bin('bun'), [
+      'build', here('worker.mjs'), '--target=browser', '--format=esm', '--external', 'node:*',
+      '--outfile', join(scratch, 'worker.js'),
+    ]);
+    expect(bundle.code, bundle.output).toBe(0);
+    expect(readFileSync(join(scratch, 'worker.js'), 'utf8')).not.toMatch(/["'`]node:[a-z]/);
+    writeFileSync(join(scratch, 'config.capnp'), workerdConfig());
+    const result = await run(bin('workerd'), ['test', 'config.capnp'], scratch);
+    expectEveryRowPassed(result);
+    expect(result.output).toMatch(/\[ PASS \] main/);
+  });
+});
+
+/** One worker whose `test()` handler runs the table; `workerd test` calls it and reports PASS or FAIL. */
+function workerdConfig(): string {
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker) ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
+  # Before 2026-08-04, so nodejs_compat is off: the bundle (#platform resolved to web.js) needs no node:*.
+  compatibilityDate = "2026-07-01",
+);
+`;
+}
