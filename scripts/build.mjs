@@ -3,7 +3,9 @@
 // `exports` (scripts/exports.mjs) exists in both. CommonJS is compiled, not wrapped: Node 20 before 20.19
 // cannot require() an ES module.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cjsPath, entryPoints } from './exports.mjs';
 
 const root = new URL('../', import.meta.url);
@@ -14,24 +16,28 @@ rmSync(new URL('dist', root), { recursive: true, force: true });
 compile('tsconfig.build.json');
 compile('tsconfig.cjs.json');
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
-// Files under dist/cjs/ are CommonJS whatever the package's "type" says. That package.json is their package
-// scope, so it carries the package's `imports` too (#platform), pointing at the CommonJS twins.
-writeFileSync(new URL('dist/cjs/package.json', root), `${JSON.stringify({ type: 'commonjs', imports: cjsImports(pkg.imports ?? {}) }, null, 2)}\n`);
+// Files under dist/cjs/ are CommonJS whatever the package's "type" says.
+writeFileSync(new URL('dist/cjs/package.json', root), '{ "type": "commonjs" }\n');
+linkPlatform(new URL('dist/cjs/', root));
 
-/** The `imports` map as seen from dist/cjs/: ./dist/x.js becomes ./x.js; the sources' condition is dropped. */
-function cjsImports(imports) {
-  const twin = (target) => (typeof target === 'string' ? target.replace(/^\.\/dist\//, './') : undefined);
-  return Object.fromEntries(
-    Object.entries(imports).map(([name, conditions]) => [
-      name,
-      Object.fromEntries(
-        Object.entries(conditions)
-          .filter(([condition]) => condition !== 'chat-webhooks-source')
-          .map(([condition, target]) => [condition, twin(target)]),
-      ),
-    ]),
-  );
+/**
+ * The CommonJS files' package scope is dist/cjs/package.json, where a package's `imports` would be ignored
+ * (publint), so their `require("#platform")` is written as the relative path to Node's side: the CommonJS
+ * build is what Node's `require` loads; bundlers for Workers and browsers take the ES modules.
+ */
+function linkPlatform(dir) {
+  const target = new URL('src/platform/node.js', dir);
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = join(entry.parentPath ?? entry.path, entry.name);
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes('require("#platform")')) continue;
+    let path = relative(dirname(file), fileURLToPath(target)).split(sep).join('/');
+    if (!path.startsWith('.')) path = `./${path}`;
+    writeFileSync(file, text.replaceAll('require("#platform")', `require(${JSON.stringify(path)})`));
+  }
 }
+
 const missing = entryPoints(pkg)
   .flatMap(([, esm]) => [esm, cjsPath(esm)])
   .filter((file) => !existsSync(new URL(file, root)));
