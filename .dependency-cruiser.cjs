@@ -1,4 +1,4 @@
-// The import rules of DESIGN.md's "Layout": each folder imports only from the folders listed for it.
+// The import rules of docs/design.md's "Layout": each folder imports only from the folders listed for it.
 // `npm run check:imports` runs them (also in .ci/run), so a wrong-way import fails CI.
 // The public entries are read from package.json's `exports`, so a new subpath is covered as it is added.
 const { exports: exportsMap } = require('./package.json');

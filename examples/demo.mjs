@@ -1,5 +1,6 @@
-// The demo receiver behind `npm start`: logs every delivery it gets. Not for production: its default
-// credentials are public. Set WEBHOOK_USERNAME, WEBHOOK_PASSWORD and PORT to change them.
+// The demo receiver behind `npm start`: says what it received, what it refused and which deliveries were
+// repeats, so that a first try shows whether it worked. Not for production: its default credentials are
+// public. Set WEBHOOK_USERNAME, WEBHOOK_PASSWORD and PORT to change them.
 import { createServer } from 'node:http';
 import { createWebhooks } from 'chat-webhooks';
 import { nodeMiddleware } from 'chat-webhooks/node';
@@ -8,29 +9,60 @@ const port = Number(process.env.PORT ?? 3000);
 const username = process.env.WEBHOOK_USERNAME ?? 'demo';
 const password = process.env.WEBHOOK_PASSWORD ?? 'demo-password';
 
-const webhooks = createWebhooks({ auth: { username, password } });
-webhooks.on('message_sent', (event) => {
-  const { sender, receiver, data } = event.data.message;
-  console.log(`message_sent   ${sender} → ${receiver}: ${data.text ?? `(${event.data.message.type})`}`);
+/** Prints the receiver's own notes: a repeated delivery is logged at debug level, which is what we show. */
+const logger = {
+  debug: (fields, message) => {
+    if (message?.startsWith('Ignored a repeated delivery')) {
+      console.log(`duplicate   ${fields.trigger}: a repeat of a delivery already received; handlers not run again`);
+    }
+  },
+  warn: (fields, message) => console.warn(`warning     ${message}`, fields),
+  error: (fields, message) => console.error(`error       ${message}`, fields),
+};
+
+const webhooks = createWebhooks({ auth: { username, password }, logger });
+
+webhooks.onAny((event) => console.log(`received    ${event.trigger}: ${summary(event)}`));
+webhooks.onError((error) => console.log(`refused     ${error.status ?? ''} ${error.code}: ${error.message}`));
+
+/** One line about an event: the message text where there is one, else the start of its data. */
+function summary(event) {
+  const message = event.data?.message;
+  if (message?.sender) return `${message.sender} → ${message.receiver}: ${message.data?.text ?? `(${message.type})`}`;
+  return JSON.stringify(event.data).slice(0, 100);
+}
+
+const sample = JSON.stringify({
+  trigger: 'message_sent',
+  data: {
+    message: {
+      id: '1', conversationId: 'alice_user_bob', sender: 'alice', receiverType: 'user', receiver: 'bob',
+      category: 'message', type: 'text', data: { text: 'Hello from curl' }, sentAt: 1763700000,
+    },
+  },
 });
-webhooks.onAny((event) => {
-  if (event.trigger !== 'message_sent') console.log(`${event.trigger.padEnd(14)} ${JSON.stringify(event.data).slice(0, 100)}`);
-});
-webhooks.onError((error) => console.log(`rejected       ${error.code}: ${error.message}`));
 
 const server = createServer(nodeMiddleware(webhooks, { path: '/webhooks' }));
-server.listen(port, '127.0.0.1', () => {
+server.on('error', (error) => {
   const url = `http://127.0.0.1:${port}/webhooks`;
-  console.log(`chat-webhooks demo receiver on ${url}`);
+  const reason = error.code === 'EADDRINUSE' ? `port ${port} is already in use (set PORT to use another one)` : error.message;
+  console.error(`chat-webhooks demo: cannot listen on ${url}: ${reason}`);
+  process.exit(1);
+});
+server.listen(port, '127.0.0.1', () => {
+  const url = `http://127.0.0.1:${server.address().port}/webhooks`;
+  console.log(`chat-webhooks demo receiver on ${url} (Ctrl-C to stop)`);
   console.log(`Basic auth: username "${username}", password "${password}"`);
-  console.log('Send it a sample delivery from another terminal:');
-  console.log(
-    `  curl -u '${username}:${password}' -H 'Content-Type: application/json' --data-binary @fixtures/message_sent.json ${url}`,
-  );
+  console.log('Send it a delivery from another terminal (twice, to see the repeat recognized):');
+  console.log(`  curl -u '${username}:${password}' -H 'Content-Type: application/json' -d '${sample}' ${url}`);
 });
 
+// Ctrl-C reaches both npm and this process, and npm passes it on: the second signal must not cut the drain short.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, async () => {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
     server.close();
     const { abandoned } = await webhooks.close({ timeoutMs: 5000 });
     console.log(`stopped (${abandoned} event(s) abandoned)`);

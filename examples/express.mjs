@@ -14,11 +14,12 @@ webhooks.onAny((event) => console.log(`${event.trigger}: ${JSON.stringify(event.
 webhooks.onError((error) => console.log(`rejected ${error.code}: ${error.message}`));
 
 const app = express();
-// Before any app-wide express.json(): the middleware reads the body itself, after checking credentials.
-app.post('/webhooks', expressMiddleware(webhooks));
+// Works before or after app-wide body parsers; ahead of them it reads the body itself, after checking credentials.
+app.use('/webhooks', expressMiddleware(webhooks));
 app.get('/health', (_req, res) => res.send('ok'));
 
-const server = app.listen(port, () => console.log(`listening on http://127.0.0.1:${port}/webhooks`));
+const server = app.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}/webhooks`));
+server.on('error', cannotListen);
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
@@ -26,4 +27,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     await webhooks.close();
     process.exit(0);
   });
+}
+
+/** A busy port (or any failure to listen) is one line, not a stack trace. */
+function cannotListen(error) {
+  const reason = error.code === 'EADDRINUSE' ? `port ${port} is already in use (set PORT to use another one)` : error.message;
+  console.error(`cannot listen on http://127.0.0.1:${port}/webhooks: ${reason}`);
+  process.exit(1);
 }

@@ -17,7 +17,7 @@ const app = Fastify();
 await app.register(fastifyWebhooks, { webhooks, path: '/webhooks' });
 app.get('/health', async () => 'ok');
 
-await app.listen({ port, host: '127.0.0.1' });
+await app.listen({ port, host: '127.0.0.1' }).catch(cannotListen);
 console.log(`listening on http://127.0.0.1:${port}/webhooks`);
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -26,4 +26,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     await webhooks.close();
     process.exit(0);
   });
+}
+
+/** A busy port (or any failure to listen) is one line, not a stack trace. */
+function cannotListen(error) {
+  const reason = error.code === 'EADDRINUSE' ? `port ${port} is already in use (set PORT to use another one)` : error.message;
+  console.error(`cannot listen on http://127.0.0.1:${port}/webhooks: ${reason}`);
+  process.exit(1);
 }

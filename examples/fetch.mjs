@@ -38,7 +38,8 @@ const server = createServer(async (req, res) => {
   res.writeHead(response.status, Object.fromEntries(response.headers));
   res.end(Buffer.from(await response.arrayBuffer()));
 });
-server.listen(port, () => console.log(`listening on http://127.0.0.1:${port}/webhooks`));
+server.on('error', cannotListen);
+server.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}/webhooks`));
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
@@ -46,4 +47,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     await webhooks.close({ timeoutMs: 5000 });
     process.exit(0);
   });
+}
+
+/** A busy port (or any failure to listen) is one line, not a stack trace. */
+function cannotListen(error) {
+  const reason = error.code === 'EADDRINUSE' ? `port ${port} is already in use (set PORT to use another one)` : error.message;
+  console.error(`cannot listen on http://127.0.0.1:${port}/webhooks: ${reason}`);
+  process.exit(1);
 }

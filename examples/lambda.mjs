@@ -1,6 +1,7 @@
 // An AWS Lambda function receiving the chat platform's webhooks through API Gateway (REST or HTTP API),
 // a function URL or an Application Load Balancer: deploy with the handler set to `lambda.handler`.
-// Run locally: npm run build && node examples/lambda.mjs   (invokes the handler once with a sample HTTP API event)
+// Run locally: npm run build && node examples/lambda.mjs   (invokes the handler with a sample HTTP API event,
+// once with the right credentials and once with a wrong password, to show the 200 and the 401)
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { createWebhooks } from 'chat-webhooks';
@@ -21,13 +22,25 @@ export const handler = lambdaHandler(webhooks);
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`Basic auth: username "${username}", password "${password}"`);
   const body = readFileSync(new URL('../fixtures/message_sent.json', import.meta.url), 'utf8');
-  const event = {
+  const context = { getRemainingTimeInMillis: () => 3000 };
+  for (const [label, authorization] of [
+    ['right credentials', basicAuthHeader(username, password)],
+    ['wrong password', basicAuthHeader(username, 'not-the-password')],
+  ]) {
+    const { statusCode, headers } = await handler(httpApiEvent(body, authorization), context);
+    console.log(`${label}: ${statusCode}${headers?.['www-authenticate'] ? ` (WWW-Authenticate: ${headers['www-authenticate']})` : ''}`);
+  }
+}
+
+/** An API Gateway HTTP API (payload format 2.0) event, as Lambda receives it. */
+function httpApiEvent(body, authorization) {
+  return {
     version: '2.0',
     routeKey: 'POST /webhooks',
     rawPath: '/webhooks',
     rawQueryString: '',
     headers: {
-      authorization: basicAuthHeader(username, password),
+      authorization,
       'content-length': String(Buffer.byteLength(body)),
       'content-type': 'application/json',
       host: 'r3pmxmplak.execute-api.us-east-2.amazonaws.com',
@@ -48,6 +61,4 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     body,
     isBase64Encoded: false,
   };
-  const context = { getRemainingTimeInMillis: () => 3000 };
-  console.log(await handler(event, context));
 }

@@ -1,12 +1,14 @@
 // The README's generated tables, each rendered from its one source: the trigger table from the registry,
 // the status table from `statusTable` below (the receiver's answers, as test/adapters/status-table.ts checks them).
 
-/** How a request is answered: the one written form of DESIGN.md's status table that the README shows. */
+/** How a request is answered: the one written form of docs/design.md's status table that the README shows. */
 export const statusTable = [
   ['method is not POST', '405, `Allow: POST`'],
-  ['body larger than `maxBodyBytes` (default 1 MiB)', '413 (reading stops at the limit)'],
-  ['a Content-Type that is not JSON (`Application/json; charset=utf-8` is JSON)', '415'],
-  ['Basic auth missing or wrong', '401, `WWW-Authenticate: Basic realm="webhooks"`'],
+  ['body larger than `maxBodyBytes` (default 1 MiB)', '413, `Connection: close` (reading stops at the limit)'],
+  ['a Content-Type that is not JSON in UTF-8 (`Application/json; charset=utf-8` is; `charset=utf-16` is not), or a compressed body (`Content-Encoding` other than `identity`)', '415, `Connection: close`'],
+  ['an empty body', '400 (`invalid_json`); invalid UTF-8 is decoded with U+FFFD, as framework parsers do'],
+  ['Basic auth missing or wrong', '401, `WWW-Authenticate: Basic realm="webhooks"`, `Connection: close`'],
+  ['body not complete `bodyTimeoutMs` (default 10 s) after the headers', '408, `Connection: close`'],
   ['not JSON, or not an object with a string `trigger` and an object `data`', '400'],
   [
     'known trigger whose `data` fails its schema',
@@ -15,7 +17,7 @@ export const statusTable = [
   ['unknown trigger', '200, to `onUnknown` and `onAny`'],
   ['valid event', '200 `OK` at once; handlers run afterwards'],
   ['a repeat of a delivery already taken', '200, handlers not run again'],
-  ['durable inbox configured and its write failed, or shutting down', '503, `Retry-After`'],
+  ['durable inbox configured and its write failed, or shutting down (also when the body completes after `close()`)', '503, `Retry-After`'],
 ];
 
 const marker = (name) => ({

@@ -1,6 +1,6 @@
 /**
  * The published entry points: every subpath of the `exports` map resolves in the built package and exposes
- * the names DESIGN.md promises, with type declarations beside it.
+ * the names docs/design.md promises, with type declarations beside it.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ describe('published package', () => {
     if (!existsSync(new URL('dist/src/index.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
   }, 120_000);
 
-  it('maps every subpath of DESIGN.md, each as an ES module and as CommonJS, each with its types', () => {
+  it('maps every subpath of docs/design.md, each as an ES module and as CommonJS, each with its types', () => {
     expect(Object.keys(pkg.exports).filter((key) => key !== './package.json').sort()).toEqual(
       Object.keys(promised).map((name) => name.replace('chat-webhooks', '.')).sort(),
     );

@@ -1,17 +1,19 @@
 /**
- * Express adapter (Express 5; Express 4 works too, as only what both share is used: req and res are node's).
+ * Express adapter (Express 5 and Express 4 / body-parser 1.x: only what both share is used, req and res are
+ * node's).
  *
- *   app.post('/webhooks', expressMiddleware(webhooks));
+ *   app.use('/webhooks', expressMiddleware(webhooks));                  // anywhere, before or after parsers
  *   app.use(expressMiddleware(webhooks, { path: '/webhooks' }));
+ *   app.post('/webhooks', expressMiddleware(webhooks));                 // before any app-wide body parser
  *
- * Mount it before any app-wide body parser (`express.json()` and friends), or on its own route: it then
- * streams the body itself, after the auth check, stopping at `maxBodyBytes`. Behind a body parser it works
- * from what the parser left (see `bodyOf`), with two costs: the parser reads unauthenticated bodies, and a
- * body the parser refuses for its own reasons (its `limit`, say) never reaches the receiver.
+ * Ahead of any body parser it streams the body itself, after the auth check, stopping at `maxBodyBytes`.
+ * Behind one it works from what the parser left (see `bodyOf`); the parser then reads unauthenticated bodies.
  *
  * The middleware is a pair of handlers, which Express flattens wherever it takes middleware: the second
- * catches the parse error of a body parser that ran before it, so malformed JSON is still answered by the
- * receiver (400, with the raw body in onError) rather than by the app's error page.
+ * catches the error of a body parser that ran before it (malformed JSON, a charset or coding it refuses), so
+ * that body gets the receiver's answer (see `refusedBody`) rather than the app's error page. Express only
+ * hands such an error to error handlers mounted with `use` at the same level as the parser or deeper: a
+ * route (`app.post`) or a router mounted after an app-wide parser never sees it, hence the warning below.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BodyReader, WebhookBody, Webhooks } from '../../src/receive/index.js';
@@ -57,20 +59,34 @@ export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddleware
         .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body })
       .then((response) => sendNodeResponse(res, response), next);
 
+  let warned = false;
   const handler: ExpressWebhookHandler = async (req, res, next) => {
     if (elsewhere(req)) return next();
-    return respond(req, res, next, bodyOf(req));
+    const body = bodyOf(req);
+    if (!warned && typeof body !== 'function' && (req as { route?: unknown }).route !== undefined) {
+      warned = true;
+      process.emitWarning(ROUTE_BEHIND_PARSER, { code: 'CHAT_WEBHOOKS_ROUTE_BEHIND_PARSER' });
+    }
+    return respond(req, res, next, body);
   };
 
   const onParseError: ExpressWebhookErrorHandler = async (error, req, res, next) => {
-    const text = parseFailureBody(error);
-    if (text === undefined || elsewhere(req) || res.headersSent) return next(error);
-    const { rawBody } = req as ParsedRequest;
-    return respond(req, res, next, typeof rawBody === 'string' || rawBody instanceof Uint8Array ? rawBody : text);
+    const body = elsewhere(req) || res.headersSent ? undefined : refusedBody(error, req, webhooks.maxBodyBytes);
+    if (body === undefined) return next(error);
+    return respond(req, res, next, body);
   };
 
   return [handler, onParseError];
 }
+
+/**
+ * Express skips route handlers while an error is pending, so a route mount never sees the error of a body
+ * parser mounted app-wide before it: the app's error page would answer malformed bodies.
+ */
+const ROUTE_BEHIND_PARSER =
+  'chat-webhooks: expressMiddleware is mounted as a route (app.post, app.all, router.post…) after a body parser ' +
+  "that already read the body. Deliveries work, but a body the parser refuses gets the app's error page, and " +
+  "onError never hears of it. Mount it with app.use('/webhooks', expressMiddleware(webhooks)), or before the parser.";
 
 /**
  * The body as the receiver should see it. A stream something already read can never be read again, so
@@ -83,6 +99,8 @@ function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
   // (another content type) left the stream unread, whatever it put in `req.body` (1.x puts `{}`).
   const consumed = req._body === true || req.readableEnded;
   if (!consumed || body === undefined) return nodeBodyReader(req); // resolves empty for an ended stream
+  // express.json turns an empty body into `{}`: the receiver must see it empty, as every other adapter does.
+  if (req.headers['content-length'] === '0') return '';
   // express.raw gives a Buffer, express.text a string, express.json (and others) a parsed value. The bytes
   // of a parsed value are gone: the receiver can only check its size against Content-Length, and reports
   // it re-serialized.
@@ -90,9 +108,32 @@ function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
   return typeof body === 'object' && body !== null ? body : JSON.stringify(body) ?? '';
 }
 
-/** The text a body parser failed to parse (body-parser's `entity.parse.failed`), if that is the error. */
-function parseFailureBody(error: unknown): string | undefined {
+/**
+ * What the receiver should judge in place of a body that a body parser (body-parser 1.x or 2.x) refused, or
+ * undefined for an error that is the app's to answer. The receiver's own checks come first, so each such body
+ * gets the answer every other adapter gives it:
+ * - malformed JSON: the text the parser failed on (400, with the raw body in onError);
+ * - a charset or content coding the parser does not take, or a form with too many fields: no body, as the
+ *   receiver refuses these from the headers (415);
+ * - a body over the parser's limit: the receiver's 413 when it is over `maxBodyBytes` too (from
+ *   Content-Length). A body within `maxBodyBytes` that only the app's own limit refuses stays the app's.
+ */
+function refusedBody(error: unknown, req: ParsedRequest, maxBodyBytes: number): WebhookBody | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { type, body } = error as { type?: unknown; body?: unknown };
-  return type === 'entity.parse.failed' && typeof body === 'string' ? body : undefined;
+  switch (type) {
+    case 'entity.parse.failed': {
+      const { rawBody } = req;
+      if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
+      return typeof body === 'string' ? body : undefined;
+    }
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+    case 'parameters.too.many':
+      return '';
+    case 'entity.too.large':
+      return Number(req.headers['content-length']) > maxBodyBytes ? '' : undefined;
+    default:
+      return undefined;
+  }
 }

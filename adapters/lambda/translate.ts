@@ -61,13 +61,14 @@ export function toRequest(event: LambdaHttpEvent, kind: Kind): LambdaRequest {
 
 /**
  * Node-style headers (lower-case names, arrays for repeats, as the receiver reads them) from the event's
- * maps. `multiValueHeaders` holds every value when present; `headers` only the last of a repeat.
+ * maps. `multiValueHeaders` holds every value when present; `headers` only the last of a repeat. Header names
+ * are the sender's: the maps have no prototype, so `constructor` or `__proto__` is just another name.
  */
 function lowerCaseHeaders(
   single: StringMap | null | undefined,
   multi: MultiStringMap | null | undefined,
 ): Record<string, string | string[]> {
-  const values: Record<string, string[]> = {};
+  const values: Record<string, string[]> = Object.create(null);
   if (multi) {
     for (const [name, list] of Object.entries(multi)) {
       if (list) (values[name.toLowerCase()] ??= []).push(...list);
@@ -79,7 +80,7 @@ function lowerCaseHeaders(
       if (value !== undefined && values[key] === undefined) values[key] = [value];
     }
   }
-  const headers: Record<string, string | string[]> = {};
+  const headers: Record<string, string | string[]> = Object.create(null);
   for (const [name, list] of Object.entries(values)) {
     if (list.length > 0) headers[name] = list.length === 1 ? (list[0] as string) : list;
   }

@@ -1,7 +1,7 @@
 /**
  * Schemas of the records carried inside webhook payloads (spec sections 2 and 6.3).
  *
- * Tolerance rules (DESIGN.md, "Principles"):
+ * Tolerance rules (docs/design.md, "Principles"):
  * - identifiers and what a handler cannot do without are required; every other field is optional but
  *   type-checked when present, because nested records often arrive trimmed;
  * - "values that occur" are open sets: typed as the known literals plus any string;

@@ -2,7 +2,7 @@
  * The runtime seam, Node's side (also what Bun and Deno load): digests, random values, UTF-8. Chosen through
  * package.json's `imports` (`#platform`); web.ts is the same contract on web APIs only.
  */
-import { Buffer, isUtf8 } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import * as crypto from 'node:crypto';
 
 type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'buffer' | 'base64') => Buffer | string;
@@ -51,9 +51,11 @@ export function utf8Length(text: string): number {
   return Buffer.byteLength(text);
 }
 
-/** The text of UTF-8 bytes, or undefined when they are not valid UTF-8. A byte order mark is kept. */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
+/**
+ * The text of UTF-8 bytes, an invalid sequence read as U+FFFD (as framework body parsers decode). A byte
+ * order mark is kept.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
   const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // Checking first and then decoding is faster than a fatal TextDecoder, which also copies.
-  return isUtf8(view) ? view.toString('utf8') : undefined;
+  return view.toString('utf8');
 }

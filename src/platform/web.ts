@@ -6,7 +6,7 @@
 import { sha1 as sha1Of, sha256 as sha256Of } from './sha.js';
 
 const encoder = new TextEncoder();
-const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 const bytesOf = (data: string | Uint8Array): Uint8Array => (typeof data === 'string' ? encoder.encode(data) : data);
 
@@ -70,11 +70,10 @@ export function utf8Length(text: string): number {
   return length;
 }
 
-/** The text of UTF-8 bytes, or undefined when they are not valid UTF-8. A byte order mark is kept. */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
-  try {
-    return strictDecoder.decode(bytes);
-  } catch {
-    return undefined;
-  }
+/**
+ * The text of UTF-8 bytes, an invalid sequence read as U+FFFD (as framework body parsers decode). A byte
+ * order mark is kept.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
 }

@@ -2,9 +2,16 @@
  * Admission checks: what the headers alone decide, before any of the body is read (shutting down, method,
  * declared size, content type, Basic auth).
  */
-import { Answers, reply, RETRY_LATER, UNAUTHORIZED_HEADERS } from './answers.js';
+import { Answers, CLOSE, reply, UNAUTHORIZED_HEADERS } from './answers.js';
 import { WebhookError } from './errors.js';
-import { isJsonContentType, isRepeatedHeader, readHeader, type WebhookRequest, type WebhookResponse } from './http.js';
+import {
+  isIdentityEncoding,
+  isJsonContentType,
+  isRepeatedHeader,
+  readHeader,
+  type WebhookRequest,
+  type WebhookResponse,
+} from './http.js';
 import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 
@@ -17,9 +24,7 @@ export class Admission {
 
   /** The response refusing the request, or undefined when its body may be read. */
   refusal(request: WebhookRequest): WebhookResponse | undefined {
-    if (this.inFlight.closing) {
-      return reply(503, 'The receiver is shutting down; retry later.', { ...RETRY_LATER, connection: 'close' });
-    }
+    if (this.inFlight.closing) return this.answers.shuttingDown();
     const { method, headers } = request;
     if (method !== 'POST' && method.toUpperCase() !== 'POST') {
       return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
@@ -30,6 +35,14 @@ export class Admission {
     if (contentType && !isJsonContentType(contentType)) {
       return this.answers.refuse(
         new WebhookError('unsupported_media_type', `Webhook deliveries are JSON; got Content-Type "${contentType.slice(0, 100)}".`),
+        CLOSE,
+      );
+    }
+    const encoding = readHeader(headers, 'content-encoding');
+    if (!isIdentityEncoding(encoding)) {
+      return this.answers.refuse(
+        new WebhookError('unsupported_media_type', `Webhook deliveries are not compressed; got Content-Encoding "${encoding?.slice(0, 100)}".`),
+        CLOSE,
       );
     }
     const { verify } = this.settings;

@@ -4,7 +4,7 @@
  */
 import type { ParsedWebhook } from '../events/index.js';
 import type { Dispatcher } from './dispatch.js';
-import { WebhookError } from './errors.js';
+import { describeCause, WebhookError } from './errors.js';
 import type { WebhookResponse } from './http.js';
 import { defer, Errand, ErrandResponse, type InFlight } from './in-flight.js';
 import type { WebhookLogger } from './logger.js';
@@ -13,8 +13,10 @@ import type { Delivery } from './parse.js';
 export const RESOLVED = Promise.resolve();
 /** Shared by every response that adds no header of its own: adapters only read response headers. */
 export const TEXT: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'text/plain; charset=utf-8' });
-export const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"' };
+export const UNAUTHORIZED_HEADERS = { 'www-authenticate': 'Basic realm="webhooks"', connection: 'close' };
 export const RETRY_LATER = { 'retry-after': '5' };
+/** For refusals made before the body was read: closing spares draining a body nobody will use. */
+export const CLOSE = { connection: 'close' };
 /** The answer to a repeat or a queued event: nothing runs after it. */
 export const OK: WebhookResponse = Object.freeze({ status: 200, headers: TEXT, body: 'OK', done: RESOLVED });
 
@@ -32,17 +34,32 @@ export class Answers {
   ) {}
 
   /** Answers a refused request; the error reaches onError after the response. */
-  refuse(error: WebhookError, headers?: Record<string, string>): WebhookResponse {
+  refuse(error: WebhookError, headers?: Record<string, string>, body = error.message): WebhookResponse {
     this.logger.debug?.({ code: error.code, status: error.status }, 'Refused a webhook request.');
     const errand = new Errand(undefined, () => this.dispatcher.report(error), this.inFlight);
-    return this.#later(error.status ?? 400, error.message, headers ? { ...TEXT, ...headers } : TEXT, errand);
+    return this.#later(error.status ?? 400, body, headers ? { ...TEXT, ...headers } : TEXT, errand);
+  }
+
+  /**
+   * An invalid payload in `reject` mode. The answer names the (known) trigger only: the issues' paths can hold
+   * keys the sender chose, which onError gets with the error.
+   */
+  rejectPayload(error: WebhookError, trigger: string): WebhookResponse {
+    return this.refuse(error, undefined, `The ${trigger} payload does not match its schema; onError has the details.`);
   }
 
   tooLarge(): WebhookResponse {
-    // Closing the connection spares reading the rest of an oversized body.
-    return this.refuse(new WebhookError('payload_too_large', `The body exceeds ${this.maxBodyBytes} bytes.`), {
-      connection: 'close',
-    });
+    return this.refuse(new WebhookError('payload_too_large', `The body exceeds ${this.maxBodyBytes} bytes.`), CLOSE);
+  }
+
+  /** Once close() was called: the sender retries later, elsewhere or after the restart. */
+  shuttingDown(): WebhookResponse {
+    return reply(503, 'The receiver is shutting down; retry later.', { ...RETRY_LATER, ...CLOSE });
+  }
+
+  /** A body that did not arrive in time: the socket is closed rather than left to trickle on. */
+  bodyTimedOut(timeoutMs: number): WebhookResponse {
+    return this.refuse(new WebhookError('body_timeout', `The body did not arrive within ${timeoutMs} ms.`), CLOSE);
   }
 
   unreadable(cause: unknown): WebhookResponse {
@@ -51,7 +68,7 @@ export class Answers {
 
   /** Anything unforeseen is still answered, never with a stack trace. */
   failed(cause: unknown): WebhookResponse {
-    this.logger.error?.({ reason: String(cause) }, 'Unexpected failure while handling a webhook request.');
+    this.logger.error?.({ reason: describeCause(cause) }, 'Unexpected failure while handling a webhook request.');
     return reply(500, 'Internal error.');
   }
 

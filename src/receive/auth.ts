@@ -14,6 +14,10 @@
  * early exit: its time depends on the remembered value's length only, never on the guess nor on where it
  * differs. A header that matches none takes the full path above, so the shortcut only ever changes how fast
  * a right answer comes, and costs a wrong guess the same few nanoseconds every time.
+ *
+ * Only the canonical spelling (`Basic <base64>`, no extra space, no longer than a credential's encoding) is
+ * remembered: basic-auth accepts any run of spaces and any case of the scheme, and remembering those
+ * variants would let one sender fill the list with 8 KiB values that every later request reads in full.
  */
 import { randomBytes, sha256, timingSafeEqual } from '#platform';
 import { parseBasicCredentials } from './basic-credentials.js';
@@ -59,6 +63,8 @@ export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuth
     return { user: keyed(entry.username), pass: keyed(entry.password) };
   });
 
+  const longest = Math.max(...list.map(({ username, password }) => canonicalLength(`${username}:${password}`)));
+  const remembers = (header: string) => header.length <= longest && CANONICAL.test(header);
   const accepted: string[] = [];
 
   return (header) => {
@@ -76,7 +82,7 @@ export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuth
       match |= Number(timingSafeEqual(user, pair.user)) & Number(timingSafeEqual(pass, pair.pass));
     }
     if (match !== 1) return false;
-    if (accepted.length < REMEMBERED_HEADERS) accepted.push(header);
+    if (accepted.length < REMEMBERED_HEADERS && remembers(header)) accepted.push(header);
     return true;
   };
 }
@@ -90,6 +96,14 @@ export function sameText(given: string, secret: string): boolean {
   let difference = given.length ^ secret.length;
   for (let i = 0; i < secret.length; i++) difference |= given.charCodeAt(i) ^ secret.charCodeAt(i);
   return difference === 0;
+}
+
+/** The one spelling of an accepted header that is remembered. */
+const CANONICAL = /^Basic [A-Za-z0-9+/]+={0,2}$/;
+
+/** Length of `Basic <base64 of the UTF-8 bytes of text>`. */
+function canonicalLength(text: string): number {
+  return 'Basic '.length + 4 * Math.ceil(new TextEncoder().encode(text).byteLength / 3);
 }
 
 /** Headers longer than this are refused before decoding: no real credential is this long. */

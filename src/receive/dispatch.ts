@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { isKnownTrigger, type ParsedWebhook } from '../events/index.js';
-import { ConfigurationError, WebhookError } from './errors.js';
+import { ConfigurationError, describeCause as describe, WebhookError } from './errors.js';
 import type { WebhookLogger } from './logger.js';
 
 /** Listener keys beside the trigger ids. Symbols, so no trigger id can collide with them. */
@@ -24,8 +24,6 @@ type Listener = AnyHandler;
 
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
-
-const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause));
 
 export class Dispatcher {
   readonly #emitter = new EventEmitter<string | symbol>();

@@ -9,6 +9,7 @@ export type WebhookErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unauthorized'
+  | 'body_timeout'
   | 'invalid_json'
   | 'invalid_envelope'
   | 'invalid_payload'
@@ -23,6 +24,7 @@ const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unauthorized: 401,
+  body_timeout: 408,
   invalid_json: 400,
   invalid_envelope: 400,
   // Answered 400 with `invalidPayload: 'reject'`; with the default 'accept', 200 and then onError.
@@ -80,5 +82,22 @@ export class ConfigurationError extends Error {
   constructor(option: string, message: string) {
     super(message);
     this.option = option;
+  }
+}
+
+/**
+ * A failure's text for a message or log line, whatever was thrown: handlers may throw values `String()`
+ * cannot convert (`Object.create(null)`, an object whose `toString` throws or is not a function), and a
+ * failure while describing a failure must never escape as an unhandled rejection.
+ */
+export function describeCause(cause: unknown): string {
+  try {
+    return cause instanceof Error ? String(cause.message) : String(cause);
+  } catch {
+    try {
+      return Object.prototype.toString.call(cause);
+    } catch {
+      return 'a value that cannot be described';
+    }
   }
 }

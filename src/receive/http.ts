@@ -59,10 +59,29 @@ export function isRepeatedHeader(headers: HeaderSource, name: string): boolean {
   return Array.isArray(value) && value.length > 1;
 }
 
-/** Whether a Content-Type names JSON: `application/json` or any `+json` type, in any letter case. */
+/**
+ * Whether a Content-Type names JSON in UTF-8: `application/json` or any `+json` type, in any letter case,
+ * with no charset or a UTF-8 one. JSON on the wire is UTF-8 (RFC 8259); a body declared in another charset
+ * would be decoded one way by a framework's parser and another way here, so it is refused everywhere.
+ */
 export function isJsonContentType(contentType: string): boolean {
   if (contentType === 'application/json') return true;
-  const semicolon = contentType.indexOf(';');
-  const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
-  return mediaType === 'application/json' || mediaType.endsWith('+json');
+  const [mediaType = '', ...parameters] = contentType.split(';');
+  const type = mediaType.trim().toLowerCase();
+  if (type !== 'application/json' && !type.endsWith('+json')) return false;
+  return parameters.every((parameter) => {
+    const [name = '', value = ''] = parameter.split('=');
+    if (name.trim().toLowerCase() !== 'charset') return true;
+    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    return charset === 'utf-8' || charset === 'utf8';
+  });
+}
+
+/**
+ * Whether the body arrives as is: no Content-Encoding, or `identity`. Some framework parsers inflate gzip
+ * and others do not, so a compressed body is refused everywhere (RFC 7694: 415) rather than answered
+ * differently by each.
+ */
+export function isIdentityEncoding(contentEncoding: string | undefined): boolean {
+  return contentEncoding === undefined || contentEncoding.trim() === '' || contentEncoding.trim().toLowerCase() === 'identity';
 }

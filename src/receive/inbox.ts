@@ -1,5 +1,5 @@
 /**
- * The receiver's view of a durable inbox, until src/inbox/port.ts (the Inbox contract of DESIGN.md) replaces it.
+ * The receiver's view of a durable inbox, until src/inbox/port.ts (the Inbox contract of docs/design.md) replaces it.
  */
 import type { ParsedWebhook } from '../events/index.js';
 

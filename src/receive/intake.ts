@@ -5,10 +5,12 @@
 import { randomId, utf8Length } from '#platform';
 import type { ParsedWebhook } from '../events/index.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
+import { BodyDeadlines, TIMED_OUT, type Arrival } from './body-deadlines.js';
 import { bodyDigest } from './dedupe.js';
 import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
+import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
 
@@ -29,7 +31,12 @@ export class Intake {
   constructor(
     private readonly settings: Settings,
     private readonly answers: Answers,
-  ) {}
+    private readonly inFlight: InFlight,
+  ) {
+    this.#deadlines = settings.bodyTimeoutMs > 0 ? new BodyDeadlines(settings.bodyTimeoutMs) : undefined;
+  }
+
+  readonly #deadlines: BodyDeadlines | undefined;
 
   /** Reads the body, then answers; synchronously when the body is in memory and nothing must be awaited. */
   take(request: WebhookRequest, options: HandleOptions): Answer {
@@ -42,8 +49,9 @@ export class Intake {
       return this.answers.unreadable(cause);
     }
     if (!isThenable(reading)) return this.#answer(reading, options);
-    return (reading as Promise<WebhookBody>).then(
-      (value) => this.#answer(value, options),
+    const arrived = this.#deadlines ? this.#deadlines.watch(reading as Promise<WebhookBody>) : reading;
+    return (arrived as Promise<Arrival>).then(
+      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(value, options)),
       (cause: unknown) => this.answers.unreadable(cause),
     );
   }
@@ -51,11 +59,13 @@ export class Intake {
   /** Answers a body that is in memory. */
   #answer(body: WebhookBody | null | undefined, options: HandleOptions): Answer {
     const { answers, settings } = this;
+    // close() may have begun while the body arrived: its handlers would run after close() returned.
+    if (this.inFlight.closing) return answers.shuttingDown();
     if (exceeds(body, settings.maxBodyBytes)) return answers.tooLarge();
     const delivery = inspectDelivery(body ?? '');
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
-    if (error && settings.rejectInvalid) return answers.refuse(error);
+    if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
     // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
     const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);

@@ -10,6 +10,7 @@ import { consoleLogger, type WebhookLogger } from './logger.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 export interface WebhooksOptions {
   /**
@@ -24,6 +25,12 @@ export interface WebhooksOptions {
    * @defaultValue 1048576 (1 MiB)
    */
   maxBodyBytes?: number;
+  /**
+   * A body not complete this many milliseconds after its headers passed the checks is answered 408 with
+   * `Connection: close`, so trickling or stalled senders cannot hold sockets open. `0` or `Infinity`: no limit.
+   * @defaultValue 10000
+   */
+  bodyTimeoutMs?: number;
   /**
    * What to answer when a known trigger's `data` fails its schema. The error goes to onError either way;
    * `'accept'` answers 200 so the platform does not retry a payload that will never pass, `'reject'` 400.
@@ -59,6 +66,8 @@ export interface Settings {
   readonly maxBodyBytes: number;
   readonly rejectInvalid: boolean;
   readonly handlerTimeoutMs: number;
+  /** 0 when there is no limit. */
+  readonly bodyTimeoutMs: number;
   readonly logger: WebhookLogger;
   /** Absent when authentication is off. */
   readonly verify: BasicAuthVerifier | undefined;
@@ -76,6 +85,7 @@ export function settingsOf(options: WebhooksOptions): Settings {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     rejectInvalid: options.invalidPayload === 'reject',
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    bodyTimeoutMs: finiteOrNone(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
     logger: options.logger ?? consoleLogger,
     verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
     dedupe: options.dedupe === false ? undefined : new DedupeWindow(options.dedupe),
@@ -96,7 +106,10 @@ function checkPresence(options: WebhooksOptions): void {
   }
 }
 
-function checkLimits({ maxBodyBytes, handlerTimeoutMs, invalidPayload }: WebhooksOptions): void {
+function checkLimits({ maxBodyBytes, handlerTimeoutMs, bodyTimeoutMs, invalidPayload }: WebhooksOptions): void {
+  if (bodyTimeoutMs !== undefined && !(bodyTimeoutMs >= 0)) {
+    throw new ConfigurationError('bodyTimeoutMs', '`bodyTimeoutMs` must be 0 (no limit) or a positive number of milliseconds.');
+  }
   if (maxBodyBytes !== undefined && !(Number.isSafeInteger(maxBodyBytes) && maxBodyBytes > 0)) {
     throw new ConfigurationError('maxBodyBytes', '`maxBodyBytes` must be a positive whole number of bytes.');
   }
@@ -115,4 +128,9 @@ function checkDedupe({ maxKeys, windowMs }: DedupeOptions): void {
   if (windowMs !== undefined && !(windowMs > 0)) {
     throw new ConfigurationError('dedupe.windowMs', '`dedupe.windowMs` must be a positive number of milliseconds.');
   }
+}
+
+/** A time limit in milliseconds, 0 meaning none (`Infinity` is none too: no timer can wait that long). */
+function finiteOrNone(ms: number): number {
+  return ms === Infinity ? 0 : ms;
 }

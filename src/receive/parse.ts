@@ -35,11 +35,7 @@ export function inspectDelivery(body: WebhookBody): Delivery {
       rawBody = body;
     } else {
       bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
-      const text = decodeUtf8(bytes);
-      if (text === undefined) {
-        return { rawBody: bytes, known: false, error: invalid('invalid_json', 'The body is not valid UTF-8 text.', bytes) };
-      }
-      rawBody = text;
+      rawBody = decodeUtf8(bytes);
     }
     try {
       // Some senders prefix a byte order mark; JSON.parse would reject it.

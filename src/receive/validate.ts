@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { compileValidator, type Validator } from './compile/index.js';
+import { explainRejection } from './explain.js';
+export { MAX_REPORTED_ISSUES } from './explain.js';
 import { openSet } from '../events/records.js';
 import { isKnownTrigger, registry, type Trigger } from '../events/index.js';
 
@@ -70,7 +72,7 @@ export function envelopeProblem(value: unknown): EnvelopeProblem {
 export function eventIssues(event: { trigger: string }): z.core.$ZodIssue[] | undefined {
   const entry = compiled.get(event.trigger) ?? (isKnownTrigger(event.trigger) ? compiledOf(event.trigger) : undefined);
   if (!entry || entry.valid(event)) return undefined;
-  // zod stays the authority: it explains the rejection, and its verdict wins should the two ever disagree.
-  const result = entry.schema.safeParse(event);
-  return result.success ? undefined : result.error.issues;
+  // zod stays the authority: it explains the rejection (its first few issues), and its verdict wins should
+  // the two ever disagree.
+  return explainRejection(entry.schema, event);
 }

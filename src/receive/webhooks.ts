@@ -1,7 +1,7 @@
 /**
  * The receiver: `createWebhooks(options)` wires the named parts together (options, admission checks,
  * intake, in-flight tracking, dispatch) behind the `Webhooks` interface. It answers normalized requests
- * following the status table of DESIGN.md.
+ * following the status table of docs/design.md.
  */
 import type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
@@ -69,7 +69,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const inFlight = new InFlight();
   const answers = new Answers(dispatcher, inFlight, logger, maxBodyBytes);
   const admission = new Admission(settings, answers, inFlight);
-  const intake = new Intake(settings, answers);
+  const intake = new Intake(settings, answers, inFlight);
 
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
     let response: WebhookResponse | Promise<WebhookResponse>;

@@ -23,7 +23,8 @@ const json = { 'content-type': 'application/json', authorization: AUTH };
 /** Sends through supertest, passing the raw body through untouched. */
 function send(app: Express, path = '/'): Send {
   return async ({ method, headers, body }) => {
-    const test = supertest(app)[method.toLowerCase() as 'post'](path).set(headers);
+    // serialize() as is: superagent would JSON-encode a Buffer sent as application/json.
+    const test = supertest(app)[method.toLowerCase() as 'post'](path).set(headers).serialize((data: unknown) => data as string);
     const response = await (body === undefined ? test : test.send(body));
     return { status: response.status, headers: response.headers, body: response.text };
   };

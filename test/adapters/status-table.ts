@@ -1,9 +1,10 @@
 /**
- * The status table of DESIGN.md as one suite every adapter runs through its real framework.
+ * The status table of docs/design.md as one suite every adapter runs through its real framework.
  * An adapter test supplies `mount(webhooks)`, which returns a function sending a raw HTTP-like request
  * through the framework and giving back what the client would see.
  */
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhooks, type Webhooks, type WebhookError, type ParsedWebhook } from '../../src/index.js';
@@ -77,7 +78,7 @@ export function messageOfSize(bytes: number): string {
 }
 
 export function statusTableSuite(name: string, mount: Mount): void {
-  describe(`${name}: DESIGN.md status table`, () => {
+  describe(`${name}: docs/design.md status table`, () => {
     let close: (() => Promise<void> | void) | undefined;
     afterEach(async () => {
       await close?.();
@@ -208,6 +209,49 @@ export function statusTableSuite(name: string, mount: Mount): void {
       await settle();
       expect(unknown.map((event) => event.trigger)).toEqual(['poll_voted']);
       expect(events).toEqual([]);
+    });
+
+    // One answer per body, whatever the framework or the parser in front of it does with such a body.
+    it('answers 415 with Connection: close to a compressed body (Content-Encoding: gzip), running no handler', async () => {
+      const { send, events, errors } = await setup();
+      const headers = { ...json, 'content-encoding': 'gzip' };
+      const response = await send({ method: 'POST', headers, body: gzipSync(fixture('message_sent')) });
+      expect(response.status).toBe(415);
+      expect(response.headers['content-type']).toMatch(/^text\/plain/);
+      await settle();
+      expect(events).toEqual([]);
+      expect(errors.map((error) => error.code)).toEqual(['unsupported_media_type']);
+    });
+
+    it('answers 415 to JSON declared in another charset (UTF-16), running no handler', async () => {
+      const { send, events, errors } = await setup();
+      const headers = { ...json, 'content-type': 'application/json; charset=utf-16le' };
+      const response = await send({ method: 'POST', headers, body: Buffer.from(fixture('message_sent'), 'utf16le') });
+      expect(response.status).toBe(415);
+      await settle();
+      expect(events).toEqual([]);
+      expect(errors.map((error) => error.code)).toEqual(['unsupported_media_type']);
+    });
+
+    it('decodes invalid UTF-8 as frameworks do (U+FFFD) and answers 200', async () => {
+      const { send, events, errors } = await setup();
+      const [before, after] = fixture('message_sent').split('Suit is ready');
+      const body = Buffer.concat([Buffer.from(`${before}Suit`), Buffer.from([0xff, 0xc3]), Buffer.from(` is ready${after}`)]);
+      const response = await send({ method: 'POST', headers: json, body });
+      expect(response.status).toBe(200);
+      await settle();
+      expect(errors).toEqual([]);
+      expect((events[0] as { data: { message: { data: { text: string } } } }).data.message.data.text).toMatch(/^Suit\uFFFD+ is ready/);
+    });
+
+    it('answers 400 invalid_json to an empty body, with or without Content-Length: 0', async () => {
+      const { send, errors } = await setup();
+      const declared = await send({ method: 'POST', headers: { ...json, 'content-length': '0' }, body: '' });
+      const bare = await send({ method: 'POST', headers: json });
+      expect([declared.status, bare.status]).toEqual([400, 400]);
+      expect(declared.headers['content-type']).toMatch(/^text\/plain/);
+      await settle();
+      expect(errors.map((error) => error.code)).toEqual(['invalid_json', 'invalid_json']);
     });
 
     it('answers 503 with Retry-After once closed', async () => {

@@ -20,11 +20,11 @@ const bin = (folder, name) => join(folder, 'node_modules', '.bin', name);
 const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 
 const results = [];
-/** Runs a command as one check: passes on exit code 0, else prints what it said. */
-function check(name, command, args, options = {}) {
+/** Runs a command as one check: passes on exit code 0 (and output matching `expect`), else prints what it said. */
+function check(name, command, args, { expect, ...options } = {}) {
   const started = Date.now();
   const run = spawnSync(command, args, { encoding: 'utf8', timeout: 120_000, ...options });
-  const ok = run.status === 0;
+  const ok = run.status === 0 && (!expect || expect.test(run.stdout));
   results.push(ok);
   console.log(`${ok ? '✓' : '✗'} ${name} (${Date.now() - started} ms)`);
   if (!ok) console.log(`${run.stdout ?? ''}${run.stderr ?? ''}${run.error ?? ''}`.trim().replace(/^/gm, '    '));
@@ -63,6 +63,7 @@ try {
     const version = versionOf(node);
     check(`require() of every entry and deliveries, CommonJS, node ${version}`, node, ['cjs/index.js'], { cwd: app });
     check(`import of every entry, Express and Fastify, ES module, node ${version}`, node, ['esm/index.js'], { cwd: app });
+    check(`the chat-webhooks command (package bin) lists the triggers, node ${version}`, node, [join(app, 'node_modules', '.bin', 'chat-webhooks'), 'triggers', '--json'], { cwd: app, expect: /"message_sent"/ });
     const [major, minor] = version.slice(1).split('.').map(Number);
     if ((major === 20 && minor >= 19) || (major === 22 && minor >= 12)) {
       check(`CommonJS with require(esm) turned off, node ${version}`, node, ['--no-experimental-require-module', 'cjs/index.js'], { cwd: app });

@@ -53,16 +53,17 @@ describe('node.ts and web.ts', () => {
     }
   });
 
-  it('decode UTF-8 alike, refusing invalid bytes and keeping a byte order mark', () => {
+  it('decode UTF-8 alike, invalid sequences as U+FFFD, a byte order mark kept', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         expect(web.decodeUtf8(bytes)).toBe(node.decodeUtf8(bytes));
       }),
     );
-    for (const bytes of [[0xef, 0xbb, 0xbf, 0x7b], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], []]) {
+    for (const bytes of [[0xef, 0xbb, 0xbf, 0x7b], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf0, 0x9f, 0x98], []]) {
       expect(web.decodeUtf8(new Uint8Array(bytes)), String(bytes)).toBe(node.decodeUtf8(new Uint8Array(bytes)));
     }
     expect(web.decodeUtf8(new Uint8Array([0xef, 0xbb, 0xbf]))).toBe('\ufeff');
+    expect(web.decodeUtf8(new Uint8Array([0x61, 0xc3, 0x28]))).toBe('a\ufffd(');
   });
 
   it('compare bytes alike', () => {

@@ -89,3 +89,52 @@ describe('sameText, the comparison of remembered headers', () => {
     }
   });
 });
+
+describe('remembered accepted headers stay few and short', () => {
+  const credentials = { username: 'platform', password: 'correct horse battery staple' };
+  const canonical = header(credentials.username, credentials.password);
+  const encoded = canonical.slice('Basic '.length);
+  /** Accepted spellings of the same credentials, each up to ~7 KiB. */
+  const variants = [
+    ...[1000, 2000, 3000, 4000, 5000, 6000, 7000].map((spaces) => `Basic${' '.repeat(spaces)}${encoded}`),
+    `bAsIc ${encoded}`,
+    `Basic ${encoded}   `,
+  ];
+
+  it('a sender spacing or spelling the header differently is still accepted', () => {
+    const verify = createBasicAuthVerifier(credentials);
+    for (const variant of variants) expect(verify(variant)).toBe(true);
+  });
+
+  it('only the canonical form is remembered: after many long variants a wrong guess reads few characters', () => {
+    const verify = createBasicAuthVerifier(credentials);
+    expect(verify(canonical)).toBe(true);
+    for (let round = 0; round < 3; round++) for (const variant of variants) verify(variant);
+    const reads = vi.spyOn(String.prototype, 'charCodeAt');
+    try {
+      expect(verify(header('platform', 'wrong'))).toBe(false);
+      // One remembered value of canonical length, read twice per character by sameText.
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(canonical.length * 2);
+    } finally {
+      reads.mockRestore();
+    }
+    comparisons.length = 0;
+    expect(verify(canonical)).toBe(true);
+    expect(comparisons).toEqual([]);
+  });
+
+  it('a variant is verified afresh each time (full digest comparison), never taken from memory', () => {
+    const verify = createBasicAuthVerifier(credentials);
+    const variant = variants[3] as string;
+    verify(variant);
+    comparisons.length = 0;
+    expect(verify(variant)).toBe(true);
+    expect(comparisons).toHaveLength(2);
+  });
+
+  it('refuses a header longer than 8 KiB even when its credentials are right', () => {
+    const verify = createBasicAuthVerifier(credentials);
+    expect(verify(`Basic${' '.repeat(8 * 1024)}${encoded}`)).toBe(false);
+    expect(verify(`Basic${' '.repeat(8 * 1024 - 6 - encoded.length)}${encoded}`)).toBe(true);
+  });
+});

@@ -1,4 +1,4 @@
-// DESIGN.md's status table through the fetch adapter of the BUILT package, in any runtime with the web
+// docs/design.md's status table through the fetch adapter of the BUILT package, in any runtime with the web
 // APIs (Request, Response, ReadableStream, TextEncoder, btoa, setTimeout): Node, Bun, Deno, workerd.
 // No node:* import and no file access here, so a failure is the package's, not this script's.
 // `runFetchTable(print)` prints TAP lines and returns the counts; ./run.mjs runs it as a program and

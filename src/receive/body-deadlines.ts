@@ -1,0 +1,80 @@
+/**
+ * Body deadlines: a body not complete `timeoutMs` after its headers passed is given up on. One coarse timer
+ * serves every request still reading, instead of a timer per request (which cost a few µs of CPU each, on
+ * the hot path): requests are linked in arrival order, which is also deadline order as they share one limit,
+ * and each tick expires them from the front. A deadline is kept to within a tenth of the limit.
+ */
+import type { WebhookBody } from './parse.js';
+
+export const TIMED_OUT = Symbol('timed out');
+export type Arrival = WebhookBody | typeof TIMED_OUT;
+
+interface Waiting {
+  deadline: number;
+  resolve: (arrival: Arrival) => void;
+  previous: Waiting | undefined;
+  next: Waiting | undefined;
+}
+
+export class BodyDeadlines {
+  #first: Waiting | undefined;
+  #last: Waiting | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  readonly #tickMs: number;
+
+  constructor(private readonly timeoutMs: number) {
+    this.#tickMs = Math.min(1000, Math.max(5, timeoutMs / 10));
+  }
+
+  /** The body, or TIMED_OUT once the deadline passed without it; a body arriving after that is dropped unread. */
+  watch(reading: Promise<WebhookBody>): Promise<Arrival> {
+    return new Promise<Arrival>((resolve, reject) => {
+      const waiting: Waiting = { deadline: Date.now() + this.timeoutMs, resolve, previous: this.#last, next: undefined };
+      this.#add(waiting);
+      reading.then(
+        (body) => {
+          if (this.#remove(waiting)) resolve(body);
+        },
+        (cause: unknown) => {
+          if (this.#remove(waiting)) reject(cause);
+        },
+      );
+    });
+  }
+
+  #add(waiting: Waiting): void {
+    if (this.#last) this.#last.next = waiting;
+    else this.#first = waiting;
+    this.#last = waiting;
+    if (!this.#timer) {
+      this.#timer = setInterval(() => this.#expire(), this.#tickMs);
+      // Waiting for a body must not keep an otherwise finished process alive.
+      (this.#timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Unlinks a waiting request; false when it was already gone (expired). */
+  #remove(waiting: Waiting): boolean {
+    const { previous, next } = waiting;
+    if (previous === undefined && this.#first !== waiting) return false;
+    if (previous) previous.next = next;
+    else this.#first = next;
+    if (next) next.previous = previous;
+    else this.#last = previous;
+    waiting.previous = waiting.next = undefined;
+    return true;
+  }
+
+  #expire(): void {
+    const now = Date.now();
+    while (this.#first && this.#first.deadline <= now) {
+      const expired = this.#first;
+      this.#remove(expired);
+      expired.resolve(TIMED_OUT);
+    }
+    if (!this.#first) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+    }
+  }
+}

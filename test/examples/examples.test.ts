@@ -1,0 +1,95 @@
+/**
+ * The examples as a new user runs them: the demo behind `npm start` says what it received, recognizes a
+ * repeat, refuses a wrong password, stops on SIGTERM and answers a busy port with one line; the Lambda
+ * example shows a 200 and a 401.
+ */
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const children: ChildProcessWithoutNullStreams[] = [];
+
+function run(script: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env } });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const waitFor = async (text: string) => {
+    const deadline = Date.now() + 10_000;
+    while (!output.includes(text)) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`never printed "${text}":\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  return { child, output: () => output, waitFor };
+}
+
+beforeAll(() => {
+  if (!existsSync(`${root}dist/src/index.js`)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
+}, 120_000);
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('examples/demo.mjs (npm start)', () => {
+  it('prints each delivery, recognizes the repeat, refuses a wrong password and stops on SIGTERM', async () => {
+    const demo = run('examples/demo.mjs', { PORT: '0' });
+    await demo.waitFor('curl ');
+    const url = /on (http:\/\/127\.0\.0\.1:\d+\/webhooks)/.exec(demo.output())?.[1];
+    const body = /-d '([^']+)'/.exec(demo.output())?.[1];
+    expect(url).toBeDefined();
+    const post = (password: string) =>
+      fetch(url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`demo:${password}`).toString('base64')}` },
+        body,
+      });
+    expect((await post('demo-password')).status).toBe(200);
+    await demo.waitFor('received    message_sent: alice → bob: Hello from curl');
+    expect((await post('demo-password')).status).toBe(200);
+    await demo.waitFor('duplicate   message_sent');
+    expect((await post('wrong')).status).toBe(401);
+    await demo.waitFor('refused     401 unauthorized');
+    expect(demo.output().match(/received /g)).toHaveLength(1);
+
+    demo.child.kill('SIGTERM');
+    const [code] = await once(demo.child, 'exit');
+    expect(code).toBe(0);
+    expect(demo.output()).toContain('stopped');
+  });
+
+  it('answers a busy port with one line and exit code 1', async () => {
+    const blocker: Server = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const demo = run('examples/demo.mjs', { PORT: String(port) });
+      const [code] = await once(demo.child, 'exit');
+      expect(code).toBe(1);
+      expect(demo.output().trim().split('\n')).toEqual([
+        `chat-webhooks demo: cannot listen on http://127.0.0.1:${port}/webhooks: port ${port} is already in use (set PORT to use another one)`,
+      ]);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('is what npm start runs, in the foreground (exec: a signal reaches the server, no orphan)', () => {
+    const { scripts } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+    expect(scripts.start).toMatch(/&& exec node examples\/demo\.mjs$/);
+  });
+});
+
+describe('examples/lambda.mjs', () => {
+  it('shows the 200 of the right credentials and the 401 of a wrong password', () => {
+    const output = execFileSync(process.execPath, ['examples/lambda.mjs'], { cwd: root, encoding: 'utf8' });
+    expect(output).toContain('right credentials: 200');
+    expect(output).toContain('wrong password: 401 (WWW-Authenticate: Basic realm="webhooks")');
+  });
+});
