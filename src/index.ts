@@ -23,6 +23,7 @@ export type {
   WebhookErrorCode,
   WebhookErrorDetails,
   WebhookInbox,
+  LogLevel,
   WebhookLogger,
   WebhookRequest,
   WebhookResponse,

@@ -16,10 +16,10 @@
  * route (`app.post`) or a router mounted after an app-wide parser never sees it, hence the warning below.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BodyReader, WebhookBody, Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions, type BodyReader, type WebhookBody, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
-import { nodeBodyReader } from '../shared/stream-reader.js';
+import { bodyOf, type ParsedRequest } from '../shared/parsed-body.js';
 
 export interface ExpressMiddlewareOptions {
   /**
@@ -41,16 +41,9 @@ export type ExpressWebhookErrorHandler = (
 /** Pass it to `app.use`, `app.post`, `router.all`…: Express flattens the pair. */
 export type ExpressWebhookMiddleware = [ExpressWebhookHandler, ExpressWebhookErrorHandler];
 
-/** What body parsers leave on a request. */
-interface ParsedRequest extends IncomingMessage {
-  /** The exact bytes, when the app's parser `verify` hook kept them (a common recipe). */
-  rawBody?: unknown;
-  body?: unknown;
-  /** body-parser 1.x (Express 4) marks a request whose body it read. */
-  _body?: unknown;
-}
 
 export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddlewareOptions = {}): ExpressWebhookMiddleware {
+  rejectUnknownOptions('expressMiddleware', options, Object.keys({ path: true } satisfies Record<keyof ExpressMiddlewareOptions, true>));
   const { path } = options;
   const elsewhere = (req: IncomingMessage) => path !== undefined && pathOf(req.url) !== path;
 
@@ -88,25 +81,6 @@ const ROUTE_BEHIND_PARSER =
   "that already read the body. Deliveries work, but a body the parser refuses gets the app's error page, and " +
   "onError never hears of it. Mount it with app.use('/webhooks', expressMiddleware(webhooks)), or before the parser.";
 
-/**
- * The body as the receiver should see it. A stream something already read can never be read again, so
- * waiting on it would hang: then the best record of the body left on the request is used.
- */
-function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
-  const { rawBody, body } = req;
-  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
-  // body-parser 2 (Express 5) leaves no flag: its reading ends the stream. A parser that skipped the request
-  // (another content type) left the stream unread, whatever it put in `req.body` (1.x puts `{}`).
-  const consumed = req._body === true || req.readableEnded;
-  if (!consumed || body === undefined) return nodeBodyReader(req); // resolves empty for an ended stream
-  // express.json turns an empty body into `{}`: the receiver must see it empty, as every other adapter does.
-  if (req.headers['content-length'] === '0') return '';
-  // express.raw gives a Buffer, express.text a string, express.json (and others) a parsed value. The bytes
-  // of a parsed value are gone: the receiver can only check its size against Content-Length, and reports
-  // it re-serialized.
-  if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  return typeof body === 'object' && body !== null ? body : JSON.stringify(body) ?? '';
-}
 
 /**
  * What the receiver should judge in place of a body that a body parser (body-parser 1.x or 2.x) refused, or

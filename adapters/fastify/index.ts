@@ -11,7 +11,7 @@
  * streaming, unauthenticated bodies never read), and the rest of the app keeps its own parsers and limits.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { ConfigurationError, WebhookError, type BodyReader, type Webhooks } from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions, WebhookError, type BodyReader, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders } from '../shared/node-request.js';
 import { nodeBodyReader } from '../shared/stream-reader.js';
 
@@ -23,6 +23,8 @@ export interface FastifyWebhooksOptions {
 }
 
 export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, options) => {
+  // Besides its own, the options Fastify's register() takes for any plugin.
+  rejectUnknownOptions('fastifyWebhooks', options, ['webhooks', 'path', 'prefix', 'logLevel', 'logSerializers']);
   const { webhooks, path = '/webhooks' } = options ?? {};
   if (typeof webhooks?.handle !== 'function') {
     throw new ConfigurationError(

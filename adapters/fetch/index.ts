@@ -11,7 +11,7 @@
  *                         const executionCtxOf = (c) => { try { return c.executionCtx; } catch { return undefined; } };
  *                         app.post('/webhooks', (c) => handler(c.req.raw, executionCtxOf(c)));
  */
-import type { BodyReader, HandleOptions, Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions, type BodyReader, type HandleOptions, type Webhooks } from '../../src/receive/index.js';
 
 /** What the runtime passes beside the request; only `waitUntil` is used (Workers' ExecutionContext has it). */
 export interface FetchContext {
@@ -34,6 +34,7 @@ export interface FetchHandlerOptions {
 export type FetchHandler = (request: Request, ctx?: FetchContext) => Promise<Response>;
 
 export function fetchHandler(webhooks: Webhooks, options: FetchHandlerOptions = {}): FetchHandler {
+  rejectUnknownOptions('fetchHandler', options, Object.keys({ path: true, awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof FetchHandlerOptions, true>));
   const { path, awaitHandlers = false, handlerTimeoutMs } = options;
   const handleOptions: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
 

@@ -3,7 +3,7 @@
  * APIs (payload 1.0, also HTTP APIs set to 1.0), HTTP APIs (payload 2.0), function URLs and Application Load
  * Balancer targets; the kind is read from each event, and the result takes the shape that kind expects.
  */
-import { ConfigurationError, type HandleOptions, type ParsedWebhook, type Webhooks } from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions, type HandleOptions, type ParsedWebhook, type Webhooks } from '../../src/receive/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
 import { kindOf, toRequest, toResult } from './translate.js';
 
@@ -46,6 +46,7 @@ const SAFETY_MARGIN_MS = 300;
 const GRACE_MS = 100;
 
 export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
+  rejectUnknownOptions('lambdaHandler', options, Object.keys({ timeBudgetMs: true, enqueue: true, path: true } satisfies Record<keyof LambdaHandlerOptions, true>));
   const { timeBudgetMs = DEFAULT_TIME_BUDGET_MS, enqueue, path } = options;
   if (!(timeBudgetMs > 0 && timeBudgetMs !== Infinity)) {
     throw new ConfigurationError('timeBudgetMs', '`timeBudgetMs` must be a positive number of milliseconds.');

@@ -1,11 +1,12 @@
 /**
- * node:http adapter: `http.createServer(nodeMiddleware(webhooks))`, or mounted in any connect-style stack.
+ * node:http adapter: `http.createServer(nodeMiddleware(webhooks))`, or mounted in any connect-style stack,
+ * where a body parser ahead of it may already have read the body (then what it left is used, see `bodyOf`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
-import { nodeBodyReader } from '../shared/stream-reader.js';
+import { bodyOf } from '../shared/parsed-body.js';
 
 export interface NodeMiddlewareOptions {
   /** Only requests to this path are webhook deliveries; others go to `next()`, or get 404 without one. */
@@ -15,6 +16,7 @@ export interface NodeMiddlewareOptions {
 export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
 export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOptions = {}): NodeMiddleware {
+  rejectUnknownOptions('nodeMiddleware', options, Object.keys({ path: true } satisfies Record<keyof NodeMiddlewareOptions, true>));
   const { path } = options;
   return (req, res, next) => {
     if (path !== undefined && pathOf(req.url) !== path) {
@@ -23,7 +25,7 @@ export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOption
       res.end('Not found.');
       return;
     }
-    webhooks.respond({ method: req.method ?? 'GET', headers: nodeHeaders(req), body: nodeBodyReader(req) }, (response) =>
+    webhooks.respond({ method: req.method ?? 'GET', headers: nodeHeaders(req), body: bodyOf(req) }, (response) =>
       sendNodeResponse(res, response),
     );
   };

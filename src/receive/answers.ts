@@ -35,7 +35,7 @@ export class Answers {
 
   /** Answers a refused request; the error reaches onError after the response. */
   refuse(error: WebhookError, headers?: Record<string, string>, body = error.message): WebhookResponse {
-    this.logger.debug?.({ code: error.code, status: error.status }, 'Refused a webhook request.');
+    this.logger.debug?.({ code: error.code, status: error.status }, `Refused a webhook request: ${error.message}`);
     const errand = new Errand(undefined, () => this.dispatcher.report(error), this.inFlight);
     return this.#later(error.status ?? 400, body, headers ? { ...TEXT, ...headers } : TEXT, errand);
   }

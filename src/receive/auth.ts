@@ -43,6 +43,32 @@ const REMEMBERED_HEADERS = 8;
 /** A function that tells whether an `Authorization` header carries one of the credentials. */
 export type BasicAuthVerifier = (header: string | null | undefined) => boolean;
 
+/**
+ * Throws a `ConfigurationError` naming the field at fault. Most often a credential is missing because the
+ * environment variable meant to hold it is not set, so that is what the message suggests.
+ */
+function checkCredentials(entry: unknown, path: string): asserts entry is BasicAuthCredentials {
+  if (entry === null || typeof entry !== 'object') {
+    throw new ConfigurationError(path, `\`${path}\` must be { username, password }, got ${entry === null ? 'null' : typeof entry}.`);
+  }
+  for (const field of ['username', 'password'] as const) {
+    const value = (entry as Record<string, unknown>)[field];
+    const at = `${path}.${field}`;
+    if (value === undefined || value === '') {
+      throw new ConfigurationError(
+        at,
+        `\`${at}\` is ${value === undefined ? 'missing' : 'empty'}: give the ${field} configured on the webhook ` +
+          '(if it comes from an environment variable, that variable is not set).',
+      );
+    }
+    if (typeof value !== 'string') throw new ConfigurationError(at, `\`${at}\` must be a string, got ${typeof value}.`);
+  }
+  if ((entry as BasicAuthCredentials).username.includes(':')) {
+    // Basic auth splits at the first colon: such a user name could never match.
+    throw new ConfigurationError(`${path}.username`, `\`${path}.username\` must not contain ':'.`);
+  }
+}
+
 /** Checks the credentials once and returns a verifier that reuses their digests. */
 export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuthVerifier {
   const list = Array.isArray(credentials) ? credentials : [credentials as BasicAuthCredentials];
@@ -50,16 +76,8 @@ export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuth
     throw new ConfigurationError('auth', '`auth` lists no credentials; give at least one { username, password }.');
   }
   const expected = list.map((entry, index) => {
-    if (typeof entry?.username !== 'string' || typeof entry?.password !== 'string') {
-      throw new ConfigurationError(`auth[${index}]`, `\`auth[${index}]\` must be { username: string, password: string }.`);
-    }
-    if (entry.username === '' || entry.password === '') {
-      throw new ConfigurationError(`auth[${index}]`, `\`auth[${index}]\` has an empty username or password.`);
-    }
-    if (entry.username.includes(':')) {
-      // Basic auth splits at the first colon: such a user name could never match.
-      throw new ConfigurationError(`auth[${index}].username`, `\`auth[${index}].username\` must not contain ':'.`);
-    }
+    // A single pair is `auth`, a list's are `auth[0]`, `auth[1]`…: the name the developer wrote.
+    checkCredentials(entry, Array.isArray(credentials) ? `auth[${index}]` : 'auth');
     return { user: keyed(entry.username), pass: keyed(entry.password) };
   });
 

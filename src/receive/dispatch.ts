@@ -3,9 +3,10 @@
  * others, and every failure reaches the error handlers with the event and its raw body.
  */
 import { EventEmitter } from 'eventemitter3';
-import { isKnownTrigger, type ParsedWebhook } from '../events/index.js';
+import { isKnownTrigger, triggers, type ParsedWebhook } from '../events/index.js';
 import { ConfigurationError, describeCause as describe, WebhookError } from './errors.js';
 import type { WebhookLogger } from './logger.js';
+import { didYouMean } from './suggest.js';
 
 /** Listener keys beside the trigger ids. Symbols, so no trigger id can collide with them. */
 export const ANY = Symbol('any');
@@ -25,6 +26,23 @@ type Listener = AnyHandler;
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 
+const describeValue = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value);
+
+/** The error for a trigger name this version does not know, naming the closest known ones. */
+export function unknownTrigger(name: string): ConfigurationError {
+  return new ConfigurationError(
+    'trigger',
+    `Unknown trigger "${name}".${didYouMean(name, triggers)} Deliveries of triggers this version does not know go to onUnknown.`,
+  );
+}
+
+/** A handler must be a function: said here, not as eventemitter3's TypeError at some later call. */
+function checkHandler(call: string, handler: unknown): void {
+  if (typeof handler !== 'function') {
+    throw new ConfigurationError('handler', `${call} needs a function as its handler, got ${describeValue(handler)}.`);
+  }
+}
+
 export class Dispatcher {
   readonly #emitter = new EventEmitter<string | symbol>();
   readonly #errorHandlers = new Set<ErrorHandler>();
@@ -34,19 +52,23 @@ export class Dispatcher {
     this.#options = options;
   }
 
-  on(key: string | symbol, handler: AnyHandler): void {
+  /** `method` names the call in the error a missing handler gets (`onAny`). */
+  on(key: string | symbol, handler: AnyHandler, method: string): void {
+    checkHandler(method, handler);
     this.#emitter.on(key, handler);
   }
 
   /** Registers a handler for known triggers; an unknown name is a mistake in the code, thrown at once. */
   onTriggers(trigger: string | readonly string[], handler: AnyHandler): void {
-    const names = typeof trigger === 'string' ? [trigger] : trigger;
+    const names: readonly unknown[] = typeof trigger === 'string' ? [trigger] : Array.isArray(trigger) ? trigger : [trigger];
     for (const name of names) {
-      if (!isKnownTrigger(name)) {
-        throw new ConfigurationError('trigger', `Unknown trigger "${name}"; use onUnknown for triggers this version does not know.`);
+      if (typeof name !== 'string') {
+        throw new ConfigurationError('trigger', `on() takes a trigger name or a list of them first, got ${describeValue(name)}.`);
       }
+      if (!isKnownTrigger(name)) throw unknownTrigger(name);
     }
-    for (const name of names) this.#emitter.on(name, handler);
+    checkHandler(`on(${JSON.stringify(names.length === 1 ? names[0] : names)}, handler)`, handler);
+    for (const name of names as string[]) this.#emitter.on(name, handler);
   }
 
   /** Removes a handler from some triggers, or (given only the handler) from everything it was registered for. */
@@ -64,6 +86,7 @@ export class Dispatcher {
   }
 
   onError(handler: ErrorHandler): void {
+    checkHandler('onError', handler);
     this.#errorHandlers.add(handler);
   }
 

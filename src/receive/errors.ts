@@ -76,7 +76,7 @@ export class WebhookError extends Error {
  */
 export class ConfigurationError extends Error {
   override readonly name = 'ConfigurationError';
-  /** The option or argument at fault (`maxBodyBytes`, `auth[0]`, `dedupe.maxKeys`, `trigger`). */
+  /** The option or argument at fault (`maxBodyBytes`, `auth.username`, `auth[1].password`, `trigger`). */
   readonly option: string;
 
   constructor(option: string, message: string) {

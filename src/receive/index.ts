@@ -9,6 +9,7 @@ export type { WebhookErrorCode, WebhookErrorDetails } from './errors.js';
 export { verifyBasicAuth, createBasicAuthVerifier } from './auth.js';
 export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth.js';
 export type { BodyReader, HeaderSource, WebhookRequest, WebhookResponse } from './http.js';
-export type { WebhookLogger } from './logger.js';
+export type { LogLevel, WebhookLogger } from './logger.js';
+export { rejectUnknownOptions } from './options.js';
 export type { DedupeOptions } from './dedupe.js';
 export type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent, WebhookEvent } from '../events/index.js';

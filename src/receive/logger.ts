@@ -6,6 +6,11 @@ export interface WebhookLogger {
   error?(fields: Record<string, unknown>, message?: string): void;
 }
 
+/** The lowest level a logger passes on; `'silent'` passes nothing. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+const METHODS = ['debug', 'info', 'warn', 'error'] as const;
+
 /**
  * C0 and C1 controls (newline, carriage return, ESC, CSI) and the Unicode line separators. Record keys,
  * unknown trigger names and header values are chosen by whoever sends the request: written raw they could
@@ -28,6 +33,43 @@ function line(fields: Record<string, unknown>, message: string | undefined): str
 
 /** Default: failures nobody handles still show up on stderr, so nothing fails silently. */
 export const consoleLogger: WebhookLogger = {
+  debug: (fields, message) => console.debug(line(fields, message)),
+  info: (fields, message) => console.info(line(fields, message)),
   warn: (fields, message) => console.warn(line(fields, message)),
   error: (fields, message) => console.error(line(fields, message)),
 };
+
+/**
+ * Whether the `DEBUG` environment variable asks for this library's debug output, as the `debug` package
+ * reads it (`chat-webhooks`, `chat-webhooks*`, `*`, in a comma- or space-separated list). Reads `process`
+ * through globalThis, as workers have none, and takes a refusal to read it (Deno without --allow-env throws)
+ * as no.
+ */
+export function debugRequested(): boolean {
+  let value: string | undefined;
+  try {
+    value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.DEBUG;
+  } catch {
+    return false;
+  }
+  const patterns = value?.split(/[\s,]+/) ?? [];
+  return patterns.some((pattern) => pattern === '*' || pattern === 'chat-webhooks' || pattern === 'chat-webhooks*' || pattern === 'chat-webhooks:*');
+}
+
+/**
+ * The logger the receiver uses: the given one (or the console), passing on only `level` and above. Without
+ * a level, the console logs warnings and errors (debug when `DEBUG=chat-webhooks`) and a given logger
+ * everything, as its own level decides.
+ */
+export function leveled(logger: WebhookLogger | undefined, level: LogLevel | undefined): WebhookLogger {
+  const wanted = level ?? (debugRequested() ? 'debug' : logger ? undefined : 'warn');
+  const target = logger ?? consoleLogger;
+  if (wanted === undefined) return target;
+  const lowest = wanted === 'silent' ? METHODS.length : METHODS.indexOf(wanted);
+  const result: WebhookLogger = {};
+  METHODS.forEach((method, rank) => {
+    const write = target[method];
+    if (rank >= lowest && write) result[method] = write.bind(target);
+  });
+  return result;
+}

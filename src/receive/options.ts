@@ -6,7 +6,8 @@ import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier }
 import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
 import { ConfigurationError } from './errors.js';
 import type { WebhookInbox } from './inbox.js';
-import { consoleLogger, type WebhookLogger } from './logger.js';
+import { leveled, type LogLevel, type WebhookLogger } from './logger.js';
+import { didYouMean } from './suggest.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
@@ -59,6 +60,42 @@ export interface WebhooksOptions {
    * @example pino({ level: 'info' })
    */
   logger?: WebhookLogger;
+  /**
+   * The lowest level logged. `'debug'` logs each refused request and each repeat recognized as a duplicate;
+   * setting the `DEBUG` environment variable to `chat-webhooks` does the same when this option is absent.
+   * With your own `logger`, unset means your logger decides.
+   * @defaultValue 'warn' for the console logger
+   */
+  logLevel?: LogLevel;
+}
+
+/**
+ * Every option of `createWebhooks`, for the check that refuses a misspelled one. A record over the keys of
+ * `WebhooksOptions`, so that tsc refuses to build while a new option is missing here.
+ */
+const KNOWN_OPTIONS = Object.keys({
+  auth: true,
+  maxBodyBytes: true,
+  bodyTimeoutMs: true,
+  invalidPayload: true,
+  dedupe: true,
+  handlerTimeoutMs: true,
+  inbox: true,
+  logger: true,
+  logLevel: true,
+} satisfies Record<keyof WebhooksOptions, true>);
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
+
+/**
+ * Throws a `ConfigurationError` for a key of `options` that `known` does not list, naming the closest known
+ * one and all of them: a misspelled option would otherwise be ignored without a word.
+ */
+export function rejectUnknownOptions(where: string, options: object | null | undefined, known: readonly string[]): void {
+  if (options === null || typeof options !== 'object') return;
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue;
+    throw new ConfigurationError(key, `Unknown option "${key}" for ${where}.${didYouMean(key, known)} Known options: ${known.join(', ')}.`);
+  }
 }
 
 /** The options checked and completed with their defaults. */
@@ -79,6 +116,7 @@ export interface Settings {
 /** Checks the options and resolves their defaults; throws a `ConfigurationError` naming the option at fault. */
 export function settingsOf(options: WebhooksOptions): Settings {
   checkPresence(options);
+  rejectUnknownOptions('createWebhooks', options, KNOWN_OPTIONS);
   checkLimits(options);
   if (options.dedupe) checkDedupe(options.dedupe);
   return {
@@ -86,7 +124,7 @@ export function settingsOf(options: WebhooksOptions): Settings {
     rejectInvalid: options.invalidPayload === 'reject',
     handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
     bodyTimeoutMs: finiteOrNone(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
-    logger: options.logger ?? consoleLogger,
+    logger: leveled(options.logger, options.logLevel),
     verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
     dedupe: options.dedupe === false ? undefined : new DedupeWindow(options.dedupe),
     inbox: options.inbox,
@@ -106,7 +144,10 @@ function checkPresence(options: WebhooksOptions): void {
   }
 }
 
-function checkLimits({ maxBodyBytes, handlerTimeoutMs, bodyTimeoutMs, invalidPayload }: WebhooksOptions): void {
+function checkLimits({ maxBodyBytes, handlerTimeoutMs, bodyTimeoutMs, invalidPayload, logLevel }: WebhooksOptions): void {
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigurationError('logLevel', `\`logLevel\` must be one of ${LOG_LEVELS.map((level) => `'${level}'`).join(', ')}.`);
+  }
   if (bodyTimeoutMs !== undefined && !(bodyTimeoutMs >= 0)) {
     throw new ConfigurationError('bodyTimeoutMs', '`bodyTimeoutMs` must be 0 (no limit) or a positive number of milliseconds.');
   }

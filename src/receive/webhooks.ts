@@ -94,11 +94,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return this;
     },
     onAny(handler) {
-      dispatcher.on(ANY, handler as AnyHandler);
+      dispatcher.on(ANY, handler as AnyHandler, 'onAny');
       return this;
     },
     onUnknown(handler) {
-      dispatcher.on(UNKNOWN, handler as AnyHandler);
+      dispatcher.on(UNKNOWN, handler as AnyHandler, 'onUnknown');
       return this;
     },
     onError(handler) {

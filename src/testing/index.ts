@@ -2,7 +2,15 @@
  * Helpers for testing an application's handlers: realistic events and ready-made requests.
  * `import { createTestEvent, buildRequest } from 'chat-webhooks/testing'`.
  */
-import { parseWebhook, type EventOf, type Trigger, type WebhookRequest } from '../index.js';
+import {
+  ConfigurationError,
+  createWebhooks,
+  isKnownTrigger,
+  parseWebhook,
+  type EventOf,
+  type Trigger,
+  type WebhookRequest,
+} from '../index.js';
 import { samples } from './generated/samples.js';
 
 type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
@@ -23,8 +31,22 @@ function merge(base: unknown, overrides: unknown): unknown {
  * an event the receiver would have refused.
  */
 export function createTestEvent<T extends Trigger>(trigger: T, overrides?: DeepPartial<EventOf<T>>): EventOf<T> {
+  if (!isKnownTrigger(trigger)) throw unknownTrigger(trigger);
   const event = merge(structuredClone(samples[trigger]), overrides);
   return parseWebhook(event as object) as EventOf<T>;
+}
+
+/**
+ * The receiver's own error for a trigger it does not know, which names the closest known ones; asked of a
+ * throwaway receiver because this module uses the public API only, as a user's code would.
+ */
+function unknownTrigger(trigger: string): ConfigurationError {
+  try {
+    createWebhooks({ auth: false, dedupe: false }).on(trigger as Trigger, () => {});
+  } catch (error) {
+    if (error instanceof ConfigurationError) return new ConfigurationError('trigger', `createTestEvent(${JSON.stringify(trigger)}): ${error.message}`);
+  }
+  return new ConfigurationError('trigger', `createTestEvent(${JSON.stringify(trigger)}): unknown trigger.`);
 }
 
 /** The `Authorization` header value for Basic credentials (UTF-8). */

@@ -70,13 +70,26 @@ describe('verifyBasicAuth', () => {
   it('rejects unusable credential configurations with a clear message', () => {
     expect(() => createBasicAuthVerifier([])).toThrow(ConfigurationError);
     expect(() => createBasicAuthVerifier([])).toThrow(/no credentials/);
-    expect(() => createBasicAuthVerifier({ username: '', password: 'x' })).toThrow(/empty username or password/);
+    expect(() => createBasicAuthVerifier({ username: '', password: 'x' })).toThrow(/`auth.username` is empty/);
     expect(() => createBasicAuthVerifier({ username: 'a:b', password: 'x' })).toThrow(/must not contain ':'/);
-    expect(() => createBasicAuthVerifier({ username: 'a' } as never)).toThrow(/username: string, password: string/);
+    expect(() => createBasicAuthVerifier({ username: 'a' } as never)).toThrow(/`auth.password` is missing/);
+    expect(() => createBasicAuthVerifier({ username: 1, password: 'x' } as never)).toThrow(/`auth.username` must be a string, got number/);
+    expect(() => createBasicAuthVerifier([{ username: 'a', password: 'x' }, 'a:x'] as never)).toThrow(/`auth\[1\]` must be \{ username, password \}, got string/);
   });
 });
 
 describe('createWebhooks auth option', () => {
+  it('names the credential an unset environment variable left undefined', () => {
+    // As `auth: { username: process.env.WEBHOOK_USERNAME, … }` gives when the variable is not set.
+    const unset = { username: undefined, password: 'x' } as never;
+    expect(() => createWebhooks({ auth: unset })).toThrowError(expect.objectContaining({ name: 'ConfigurationError', option: 'auth.username' }));
+    expect(() => createWebhooks({ auth: unset })).toThrow(
+      '`auth.username` is missing: give the username configured on the webhook (if it comes from an environment variable, that variable is not set).',
+    );
+    const rotating = [{ username: 'a', password: 'x' }, { username: 'b', password: undefined }] as never;
+    expect(() => createWebhooks({ auth: rotating })).toThrowError(expect.objectContaining({ option: 'auth[1].password' }));
+  });
+
   it('refuses to start without `auth`, naming the fix', () => {
     expect(() => createWebhooks({} as never)).toThrowError(expect.objectContaining({ name: 'ConfigurationError', option: 'auth' }));
     expect(() => createWebhooks({} as never)).toThrow(ConfigurationError);

@@ -1,0 +1,36 @@
+/**
+ * The body of a node:http request that a connect-style stack (Express, connect, polka) may have run through
+ * a body parser first: what the parser left when it read the stream, else a reader over the stream.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { BodyReader, WebhookBody } from '../../src/receive/index.js';
+import { nodeBodyReader } from './stream-reader.js';
+
+/** What body parsers leave on a request. */
+export interface ParsedRequest extends IncomingMessage {
+  /** The exact bytes, when the app's parser `verify` hook kept them (a common recipe). */
+  rawBody?: unknown;
+  body?: unknown;
+  /** body-parser 1.x (Express 4) marks a request whose body it read. */
+  _body?: unknown;
+}
+
+/**
+ * The body as the receiver should see it. A stream something already read can never be read again, so
+ * waiting on it would hang: then the best record of the body left on the request is used.
+ */
+export function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
+  const { rawBody, body } = req;
+  if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
+  // body-parser 2 (Express 5) leaves no flag: its reading ends the stream. A parser that skipped the request
+  // (another content type) left the stream unread, whatever it put in `req.body` (1.x puts `{}`).
+  const consumed = req._body === true || req.readableEnded;
+  if (!consumed || body === undefined) return nodeBodyReader(req); // resolves empty for an ended stream
+  // express.json turns an empty body into `{}`: the receiver must see it empty, as every other adapter does.
+  if (req.headers['content-length'] === '0') return '';
+  // express.raw gives a Buffer, express.text a string, express.json (and others) a parsed value. The bytes
+  // of a parsed value are gone: the receiver can only check its size against Content-Length, and reports
+  // it re-serialized.
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  return typeof body === 'object' && body !== null ? body : JSON.stringify(body) ?? '';
+}
