@@ -1,4 +1,4 @@
-// Regenerates what derives from the registry and the fixtures: the README's trigger and status tables
+// Regenerates what derives from the registry and the fixtures: the README's trigger, status and key tables
 // (scripts/tables.mjs) and src/testing/generated/samples.ts (the fixtures embedded for chat-webhooks/testing);
 // and package.json's entry points written out in full from its `exports` (scripts/exports.mjs).
 // `node scripts/generate.mjs --check` fails instead of writing when anything is out of date.
@@ -11,6 +11,7 @@ const root = new URL('../', import.meta.url);
 // Emit without type checking: the checks include the very file this regenerates, which may be stale.
 execSync('npx tsc -p tsconfig.build.json --noCheck', { cwd: root, stdio: 'inherit' });
 const { registry, triggers } = await import(new URL('dist/src/index.js', root).href);
+const { idempotencyFields } = await import(new URL('dist/src/events/index.js', root).href);
 
 export function samplesModule() {
   const samples = Object.fromEntries(
@@ -30,7 +31,7 @@ export function samplesModule() {
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 const outputs = {
   'package.json': `${JSON.stringify(withEntryPoints(pkg), null, 2)}\n`,
-  'README.md': withTables(readFileSync(new URL('README.md', root), 'utf8'), { registry, triggers }),
+  'README.md': withTables(readFileSync(new URL('README.md', root), 'utf8'), { registry, triggers, idempotencyFields }),
   'src/testing/generated/samples.ts': samplesModule(),
 };
 

@@ -3,7 +3,9 @@ export declare const statusTable: ReadonlyArray<readonly [situation: string, sta
 interface Events {
   registry: Record<string, { fires: string; envelopeType?: string; beyondSpec?: true }>;
   triggers: readonly string[];
+  idempotencyFields: Readonly<Record<string, readonly (readonly string[])[]>>;
 }
-export declare function triggerTable(events: Events): string;
+export declare function triggerTable(events: Pick<Events, 'registry' | 'triggers'>): string;
 export declare function statusTableText(): string;
+export declare function keysTable(events: Pick<Events, 'idempotencyFields'>): string;
 export declare function withTables(readme: string, events: Events): string;

@@ -16,8 +16,8 @@ export const statusTable = [
   ],
   ['unknown trigger', '200, to `onUnknown` and `onAny`'],
   ['valid event', '200 `OK` at once; handlers run afterwards'],
-  ['a repeat of a delivery already taken', '200, handlers not run again'],
-  ['durable inbox configured and its write failed, or shutting down (also when the body completes after `close()`)', '503, `Retry-After`'],
+  ['a repeat of a delivery already taken (same idempotency key within the window)', '200, handlers not run again; to `onDuplicate`'],
+  ['inbox configured and its write failed or took longer than `commitTimeoutMs` (2 s), or shutting down (also when the body completes after `close()`)', '503, `Retry-After`; a failed write reaches onError (`inbox_failed`)'],
 ];
 
 const marker = (name) => ({
@@ -36,6 +36,15 @@ export function triggerTable({ registry, triggers }) {
   return ['| trigger | fires when | envelope `type` | source |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/** The idempotency keys per trigger (`idempotencyFields` of src/events/idempotency.ts). */
+export function keysTable({ idempotencyFields }) {
+  const rows = Object.entries(idempotencyFields).map(
+    ([trigger, paths]) => `| \`${trigger}\` | ${paths.map((path) => `\`data.${path.join('.')}\``).join(' + ')} |`,
+  );
+  const other = '| every other trigger, or a field above missing | a SHA-256 digest of the exact body |';
+  return ['| trigger | key after `<webhook id>:<trigger>:` |', '|---|---|', ...rows, other].join('\n');
+}
+
 export function statusTableText() {
   return ['| situation | status |', '|---|---|', ...statusTable.map(([situation, status]) => `| ${situation} | ${status} |`)].join('\n');
 }
@@ -49,7 +58,8 @@ function replaceBetween(text, name, table) {
   return `${text.slice(0, from)}${start}\n${table}\n${end}${text.slice(to + end.length)}`;
 }
 
-/** The README with both generated tables rendered afresh. */
+/** The README with its generated tables rendered afresh. */
 export function withTables(readme, events) {
-  return replaceBetween(replaceBetween(readme, 'triggers', triggerTable(events)), 'status', statusTableText());
+  const tables = replaceBetween(replaceBetween(readme, 'triggers', triggerTable(events)), 'status', statusTableText());
+  return replaceBetween(tables, 'keys', keysTable(events));
 }

@@ -2,11 +2,15 @@ export {
   ConfigurationError,
   createBasicAuthVerifier,
   createWebhooks,
+  idempotencyKey,
   parseWebhook,
   safeParseWebhook,
   verifyBasicAuth,
   WebhookError,
 } from './receive/index.js';
+export { createWorker } from './inbox/worker.js';
+export { memoryInbox } from './inbox/memory.js';
+export type { MemoryInboxOptions } from './inbox/memory.js';
 export type {
   BasicAuthCredentials,
   BasicAuthOption,
@@ -15,20 +19,34 @@ export type {
   CloseOptions,
   CloseResult,
   DedupeOptions,
+  DuplicateContext,
   HandleOptions,
+  HandlerContext,
+  HandlerRegistry,
   HeaderSource,
+  IdempotencyKeys,
+  Inbox,
+  InboxClaim,
   InboxEntry,
+  InboxListing,
+  InboxState,
+  InboxStats,
+  ListOptions,
+  PutResult,
+  ReceiveOutcome,
+  RetryOptions,
   SafeParseResult,
   WebhookBody,
   WebhookErrorCode,
   WebhookErrorDetails,
-  WebhookInbox,
   LogLevel,
   WebhookLogger,
   WebhookRequest,
   WebhookResponse,
   Webhooks,
   WebhooksOptions,
+  Worker,
+  WorkerOptions,
 } from './receive/index.js';
 export { triggers, isKnownTrigger, registry } from './events/index.js';
 export type {

@@ -2,14 +2,15 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { triggerTable, withTables } from '../scripts/tables.mjs';
 import { registry, triggers } from '../src/index.js';
+import { idempotencyFields } from '../src/events/index.js';
 import { samples } from '../src/testing/generated/samples.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 
 describe('generated files are up to date (npm run generate)', () => {
-  it('README.md carries the trigger and status tables rendered from their sources', () => {
+  it('README.md carries the trigger, status and idempotency key tables rendered from their sources', () => {
     const readme = read('README.md');
-    expect(withTables(readme, { registry, triggers })).toBe(readme);
+    expect(withTables(readme, { registry, triggers, idempotencyFields })).toBe(readme);
     for (const trigger of triggers) expect(triggerTable({ registry, triggers })).toContain(`| \`${trigger}\` |`);
   });
 

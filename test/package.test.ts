@@ -10,13 +10,15 @@ const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 
 const promised: Record<string, string[]> = {
-  'chat-webhooks': ['createWebhooks', 'parseWebhook', 'safeParseWebhook', 'triggers', 'isKnownTrigger', 'WebhookError', 'verifyBasicAuth'],
+  'chat-webhooks': ['createWebhooks', 'createWorker', 'memoryInbox', 'idempotencyKey', 'parseWebhook', 'safeParseWebhook', 'triggers', 'isKnownTrigger', 'WebhookError', 'verifyBasicAuth'],
   'chat-webhooks/express': ['expressMiddleware'],
   'chat-webhooks/fastify': ['fastifyWebhooks'],
   'chat-webhooks/lambda': ['lambdaHandler'],
   'chat-webhooks/fetch': ['fetchHandler'],
   'chat-webhooks/node': ['nodeMiddleware'],
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
+  'chat-webhooks/sqlite': ['sqliteInbox'],
+  'chat-webhooks/redis': ['redisInbox'],
   'chat-webhooks/api': [
     'createChatClient', 'createManagementClient', 'ApiError', 'ValidationError', 'messageDataSchema', 'messageDataSize',
     'messageTagsSchema', 'formFieldSchema', 'buttonActionSchema', 'form', 'webhookConfigSchema', 'appCreateSchema', 'authFromWebhookConfig',

@@ -15,6 +15,12 @@ export function sha256(data: string | Uint8Array): Uint8Array {
   return crypto.createHash('sha256').update(data).digest();
 }
 
+/** SHA-256 of the data (text as UTF-8), base64. */
+export function sha256Base64(data: string | Uint8Array): string {
+  if (oneShot) return oneShot('sha256', data, 'base64') as string;
+  return crypto.createHash('sha256').update(data).digest('base64');
+}
+
 /** SHA-1 of the data (text as UTF-8), base64: a content key, not a security measure. */
 export function sha1Base64(data: string | Uint8Array): string {
   if (oneShot) return oneShot('sha1', data, 'base64') as string;

@@ -15,11 +15,19 @@ export function sha256(data: string | Uint8Array): Uint8Array {
   return sha256Of(bytesOf(data));
 }
 
+/** SHA-256 of the data (text as UTF-8), base64. */
+export function sha256Base64(data: string | Uint8Array): string {
+  return base64(sha256Of(bytesOf(data)));
+}
+
 /** SHA-1 of the data (text as UTF-8), base64: a content key, not a security measure. */
 export function sha1Base64(data: string | Uint8Array): string {
-  const digest = sha1Of(bytesOf(data));
+  return base64(sha1Of(bytesOf(data)));
+}
+
+function base64(bytes: Uint8Array): string {
   let binary = '';
-  for (let i = 0; i < digest.length; i++) binary += String.fromCharCode(digest[i] as number);
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i] as number);
   return btoa(binary);
 }
 

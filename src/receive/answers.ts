@@ -3,7 +3,7 @@
  * accepted event's handlers. Status decisions are made by admission and intake; this is how they are said.
  */
 import type { ParsedWebhook } from '../events/index.js';
-import type { Dispatcher } from './dispatch.js';
+import { isThenable, type Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
 import { describeCause, WebhookError } from './errors.js';
 import type { WebhookResponse } from './http.js';
 import { defer, Errand, ErrandResponse, type InFlight } from './in-flight.js';
@@ -20,17 +20,51 @@ export const CLOSE = { connection: 'close' };
 /** The answer to a repeat or a queued event: nothing runs after it. */
 export const OK: WebhookResponse = Object.freeze({ status: 200, headers: TEXT, body: 'OK', done: RESOLVED });
 
+/** What onDuplicate handlers learn about a repeated delivery. */
+export interface DuplicateContext {
+  key: string;
+  receivedAt: number;
+}
+
+export type DuplicateHandler = (event: ParsedWebhook, context: DuplicateContext) => unknown;
+
+/** A context whose key is computed only if a handler reads it: the fast path does not pay for a digest. */
+export class FirstRunContext implements HandlerContext {
+  readonly attempt = 1;
+  readonly receivedAt: number;
+  #key?: string;
+  readonly #keyOf: () => string;
+
+  constructor(keyOf: () => string, receivedAt: number) {
+    this.#keyOf = keyOf;
+    this.receivedAt = receivedAt;
+  }
+
+  get key(): string {
+    return (this.#key ??= this.#keyOf());
+  }
+}
+
+/** A dispatch's outcome as errand work: nothing to wait for when it finished synchronously. */
+export function settled(outcome: Outcome | Promise<Outcome>): Promise<void> | undefined {
+  return isThenable(outcome) ? (outcome as Promise<Outcome>).then(() => undefined) : undefined;
+}
+
 /** A response with nothing to do after it. */
 export function reply(status: number, body: string, headers?: Record<string, string>): WebhookResponse {
   return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done: RESOLVED };
 }
 
 export class Answers {
+  /** onDuplicate's handlers. */
+  readonly duplicateHandlers = new Set<DuplicateHandler>();
+
   constructor(
     private readonly dispatcher: Dispatcher,
     private readonly inFlight: InFlight,
     private readonly logger: WebhookLogger,
     private readonly maxBodyBytes: number,
+    private readonly keyOf: (event: ParsedWebhook, rawBody?: string | Uint8Array) => string,
   ) {}
 
   /** Answers a refused request; the error reaches onError after the response. */
@@ -75,10 +109,39 @@ export class Answers {
   /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
   accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): WebhookResponse {
     const { error, known, rawBody } = delivery;
-    const { dispatcher } = this;
+    const { dispatcher, keyOf } = this;
     const text = typeof rawBody === 'string' ? rawBody : undefined;
-    const work = error ? () => dispatcher.report(error) : () => dispatcher.dispatch(event, known, text, timeoutMs);
+    const work = error
+      ? () => dispatcher.report(error)
+      : () => {
+          const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), Date.now());
+          return settled(dispatcher.dispatch(event, known, text, timeoutMs, context));
+        };
     return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));
+  }
+
+  /** Answers a repeat 200, no handler runs; onDuplicate's handlers run after the response. */
+  duplicate(event: ParsedWebhook, keyOf: () => string, receivedAt: number): WebhookResponse {
+    if (this.logger.debug) this.logger.debug({ trigger: event.trigger, key: keyOf() }, 'Ignored a repeated delivery.');
+    if (this.duplicateHandlers.size === 0) return OK;
+    const context: DuplicateContext = { key: keyOf(), receivedAt };
+    return this.#later(200, 'OK', TEXT, new Errand(event, () => this.#runDuplicateHandlers(event, context), this.inFlight));
+  }
+
+  #runDuplicateHandlers(event: ParsedWebhook, context: DuplicateContext): Promise<void> | undefined {
+    const pending: Promise<unknown>[] = [];
+    const failed = (cause: unknown) =>
+      this.dispatcher.report(new WebhookError('handler_failed', `An onDuplicate handler failed: ${String(cause)}`, { cause, event }));
+    for (const handler of this.duplicateHandlers) {
+      try {
+        const result = handler(event, context);
+        if (isThenable(result)) pending.push(Promise.resolve(result).then(undefined, failed));
+      } catch (cause) {
+        const reporting = failed(cause);
+        if (reporting) pending.push(reporting);
+      }
+    }
+    return pending.length > 0 ? Promise.all(pending).then(() => undefined) : undefined;
   }
 
   /** Starts the errand after the response; the response's `done` settles once the errand has. */

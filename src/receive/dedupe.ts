@@ -99,6 +99,13 @@ export class DedupeWindow {
     return true;
   }
 
+  /** Whether this content was recorded within the window, without recording it. */
+  has(content: string | Uint8Array, now = Date.now()): boolean {
+    this.#forgetExpired(now);
+    this.#fingerprint(content);
+    return this.#find() !== -1;
+  }
+
   /** Forgets a delivery, so that a retry of one that was not acknowledged is taken again. */
   delete(content: string | Uint8Array): void {
     this.#fingerprint(content);

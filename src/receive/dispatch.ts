@@ -12,7 +12,17 @@ import { didYouMean } from './suggest.js';
 export const ANY = Symbol('any');
 export const UNKNOWN = Symbol('unknown');
 
-export type AnyHandler = (event: ParsedWebhook) => unknown;
+/** What a handler learns beside the event. */
+export interface HandlerContext {
+  /** The event's idempotency key: make your own side effects idempotent by it. */
+  readonly key: string;
+  /** 1 on the first run; a retry after a failure, a timeout or a crash adds one. */
+  readonly attempt: number;
+  /** When the delivery was received, in milliseconds since the epoch. */
+  readonly receivedAt: number;
+}
+
+export type AnyHandler = (event: ParsedWebhook, context: HandlerContext) => unknown;
 export type ErrorHandler = (error: WebhookError) => unknown;
 
 export interface DispatcherOptions {
@@ -97,15 +107,20 @@ export class Dispatcher {
   }
 
   /**
-   * Runs every handler for the event. Returns a promise that settles once the asynchronous ones have, or
-   * nothing when all finished synchronously (sparing a promise per event). Never rejects.
+   * Runs every handler for the event and returns the outcome: the failures, empty when every handler
+   * succeeded. Synchronous handlers that all succeed give `NO_FAILURES` at once (sparing a promise per
+   * event); otherwise a promise that settles once every handler has. Never rejects. With `report` (the
+   * default), each failure also reaches the error handlers, and the outcome waits for them; without it the
+   * caller reports (the worker adds `attempt` and `willRetry` first).
    */
   dispatch(
     event: ParsedWebhook,
     known: boolean,
     rawBody?: string,
     timeoutMs = this.#options.handlerTimeoutMs,
-  ): Promise<void> | undefined {
+    context?: HandlerContext,
+    report = true,
+  ): Outcome | Promise<Outcome> {
     const own = this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[];
     const listeners = this.#emitter.listenerCount(ANY) === 0 ? own : own.concat(this.#emitter.listeners(ANY) as Listener[]);
     if (!known && listeners.length === 0) {
@@ -114,12 +129,20 @@ export class Dispatcher {
         'Received a trigger this version does not know and no onUnknown/onAny handler is registered.',
       );
     }
-    let pending: Promise<void>[] | undefined;
+    let failures: WebhookError[] | undefined;
+    let pending: Promise<unknown>[] | undefined;
+    const failed = (error: WebhookError): void => {
+      (failures ??= []).push(error);
+      if (!report) return;
+      const reporting = this.report(error);
+      if (reporting) (pending ??= []).push(reporting);
+    };
     for (const listener of listeners) {
-      const running = this.#run(listener, event, rawBody, timeoutMs);
+      const running = this.#run(listener, event, rawBody, timeoutMs, context, failed);
       if (running) (pending ??= []).push(running);
     }
-    return pending && Promise.all(pending).then(() => undefined);
+    if (!pending) return failures ?? NO_FAILURES;
+    return settleAll(pending, () => failures ?? NO_FAILURES);
   }
 
   /**
@@ -147,12 +170,21 @@ export class Dispatcher {
     return pending && Promise.all(pending).then(() => undefined);
   }
 
-  #run(listener: Listener, event: ParsedWebhook, rawBody: string | undefined, timeoutMs: number): Promise<void> | undefined {
+  /** Runs one handler; a failure goes to `failed`. Returns a promise only for an asynchronous handler. */
+  #run(
+    listener: Listener,
+    event: ParsedWebhook,
+    rawBody: string | undefined,
+    timeoutMs: number,
+    context: HandlerContext | undefined,
+    failed: (error: WebhookError) => void,
+  ): Promise<void> | undefined {
     let result: unknown;
     try {
-      result = listener(event);
+      result = listener(event, context as HandlerContext);
     } catch (cause) {
-      return this.#failed(event, rawBody, cause);
+      failed(handlerFailed(event, rawBody, cause, context));
+      return undefined;
     }
     if (!isThenable(result)) return undefined;
     return new Promise<void>((resolve) => {
@@ -161,12 +193,14 @@ export class Dispatcher {
         timeoutMs > 0 && timeoutMs !== Infinity
           ? setTimeout(() => {
               settled = true;
-              const error = new WebhookError(
-                'handler_timeout',
-                `A handler for "${event.trigger}" did not finish within ${timeoutMs} ms.`,
-                { event, rawBody },
+              failed(
+                new WebhookError('handler_timeout', `A handler for "${event.trigger}" did not finish within ${timeoutMs} ms.`, {
+                  event,
+                  rawBody,
+                  ...keyOf(context),
+                }),
               );
-              settle(this.report(error), resolve);
+              resolve();
             }, timeoutMs)
           : undefined;
       // The timer must not keep a process alive that is otherwise done.
@@ -180,25 +214,33 @@ export class Dispatcher {
         (cause: unknown) => {
           if (settled) return;
           clearTimeout(timer);
-          settle(this.#failed(event, rawBody, cause), resolve);
+          failed(handlerFailed(event, rawBody, cause, context));
+          resolve();
         },
       );
     });
   }
-
-  #failed(event: ParsedWebhook, rawBody: string | undefined, cause: unknown): Promise<void> | undefined {
-    return this.report(
-      new WebhookError('handler_failed', `A handler for "${event.trigger}" failed: ${describe(cause)}`, {
-        cause,
-        event,
-        rawBody,
-      }),
-    );
-  }
 }
 
-/** Calls `then` once `work` has settled, at once when there is nothing to wait for. */
-function settle(work: Promise<void> | undefined, then: () => void): void {
-  if (work) work.then(then);
-  else then();
+/** The failures of one dispatch; empty when every handler succeeded. */
+export type Outcome = readonly WebhookError[];
+export const NO_FAILURES: Outcome = Object.freeze([]);
+
+function keyOf(context: HandlerContext | undefined): { key?: string } {
+  return context ? { key: context.key } : {};
+}
+
+function handlerFailed(event: ParsedWebhook, rawBody: string | undefined, cause: unknown, context?: HandlerContext): WebhookError {
+  return new WebhookError('handler_failed', `A handler for "${event.trigger}" failed: ${describe(cause)}`, {
+    cause,
+    event,
+    rawBody,
+    ...keyOf(context),
+  });
+}
+
+/** Waits for every promise (reports included, which a failure may add while others run), then maps. */
+function settleAll<T>(pending: Promise<unknown>[], then: () => T): Promise<T> {
+  const waited = pending.length;
+  return Promise.all(pending).then(() => (pending.length > waited ? settleAll(pending, then) : then()));
 }

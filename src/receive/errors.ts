@@ -2,7 +2,7 @@ import type { z } from 'zod';
 
 /**
  * What went wrong with a delivery, as a stable machine-readable code. Refusals carry the status the request
- * was answered with; failures after the 200 (`handler_failed`, `handler_timeout`, `shutdown_abandoned`) have
+ * was answered with; failures after the 200 (`handler_failed`, `handler_timeout`, `handler_interrupted`, `shutdown_abandoned`) have
  * none: the sender was already told OK.
  */
 export type WebhookErrorCode =
@@ -17,6 +17,7 @@ export type WebhookErrorCode =
   | 'enqueue_failed'
   | 'handler_failed'
   | 'handler_timeout'
+  | 'handler_interrupted'
   | 'shutdown_abandoned';
 
 /** The HTTP status a request refused with this code is answered with; none for failures after the 200. */
@@ -33,6 +34,7 @@ const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
   enqueue_failed: 503,
   handler_failed: undefined,
   handler_timeout: undefined,
+  handler_interrupted: undefined,
   shutdown_abandoned: undefined,
 };
 
@@ -44,6 +46,12 @@ export interface WebhookErrorDetails {
   /** The parsed envelope, when parsing got that far. */
   event?: unknown;
   cause?: unknown;
+  /** The event's idempotency key, for failures of a stored event. */
+  key?: string;
+  /** For handler failures in a worker: which attempt failed (1 is the first run). */
+  attempt?: number;
+  /** For handler failures in a worker: whether the event will be tried again (false: it is dead). */
+  willRetry?: boolean;
 }
 
 /**
@@ -59,6 +67,9 @@ export class WebhookError extends Error {
   readonly issues?: z.core.$ZodIssue[];
   readonly rawBody?: string | Uint8Array;
   readonly event?: unknown;
+  readonly key?: string;
+  readonly attempt?: number;
+  readonly willRetry?: boolean;
 
   constructor(code: WebhookErrorCode, message: string, details: WebhookErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -67,6 +78,9 @@ export class WebhookError extends Error {
     if (details.issues) this.issues = details.issues;
     if (details.rawBody !== undefined) this.rawBody = details.rawBody;
     if (details.event !== undefined) this.event = details.event;
+    if (details.key !== undefined) this.key = details.key;
+    if (details.attempt !== undefined) this.attempt = details.attempt;
+    if (details.willRetry !== undefined) this.willRetry = details.willRetry;
   }
 }
 

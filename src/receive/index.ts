@@ -1,7 +1,26 @@
 /** The receive folder's public face: what src/index.ts re-exports and what adapters build on. */
 export { createWebhooks } from './webhooks.js';
-export type { CloseOptions, CloseResult, HandleOptions, Webhooks, WebhooksOptions } from './webhooks.js';
-export type { InboxEntry, WebhookInbox } from './inbox.js';
+export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, ReceiveOutcome, Webhooks, WebhooksOptions } from './webhooks.js';
+export { createConsumer, checkWorkerOptions } from './consume.js';
+export type { Worker, WorkerOptions } from './consume.js';
+export type { RetryOptions } from './retry-policy.js';
+export type { HandlerContext } from './dispatch.js';
+export type { HandlerRegistry } from './handlers.js';
+export { idempotencyKey } from './idempotency.js';
+export type { IdempotencyKeys } from './idempotency.js';
+export type { Enqueue } from './forward.js';
+export type {
+  ClaimOptions,
+  FailOutcome,
+  Inbox,
+  InboxClaim,
+  InboxEntry,
+  InboxListing,
+  InboxState,
+  InboxStats,
+  ListOptions,
+  PutResult,
+} from '../inbox/port.js';
 export { parseWebhook, safeParseWebhook } from './parse.js';
 export type { SafeParseResult, WebhookBody } from './parse.js';
 export { ConfigurationError, WebhookError } from './errors.js';

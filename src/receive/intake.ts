@@ -1,14 +1,17 @@
 /**
- * Intake: a request that passed admission has its body read, parsed, checked for a repeat, and is then
- * accepted (200, handlers afterwards), committed first (an inbox or `enqueue`), or refused.
+ * Intake: a request that passed admission has its body read, parsed, and is then committed first (to the
+ * inbox, or forwarded by `enqueue`) and answered by the commit's outcome, or checked for a repeat in memory
+ * and accepted (200, handlers afterwards), or refused.
  */
 import { randomId, utf8Length } from '#platform';
 import type { ParsedWebhook } from '../events/index.js';
+import type { Inbox } from '../inbox/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
+import { CommitTimeout, Commits } from './commit.js';
 import { BodyDeadlines, TIMED_OUT, type Arrival } from './body-deadlines.js';
-import { bodyDigest } from './dedupe.js';
 import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
+import { forwardingInbox, type Enqueue } from './forward.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
 import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
@@ -18,9 +21,10 @@ import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
 export interface HandleOptions {
   /**
    * Hand each accepted event to this function (a queue send, say) instead of running the handlers here;
-   * the 200 is sent once it resolved, and a rejection is answered 503 so the platform retries.
+   * the 200 is sent once it resolved, and a rejection is answered 503 so the platform retries. It is an
+   * inbox that forwards (src/receive/forward.ts): the same commit path as `inbox`.
    */
-  enqueue?: (event: ParsedWebhook) => Promise<unknown>;
+  enqueue?: Enqueue;
   /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
   handlerTimeoutMs?: number;
 }
@@ -28,11 +32,15 @@ export interface HandleOptions {
 type Answer = WebhookResponse | Promise<WebhookResponse>;
 
 export class Intake {
+  readonly #commits: Commits;
+  readonly #forwarders = new WeakMap<Enqueue, Inbox>();
+
   constructor(
     private readonly settings: Settings,
     private readonly answers: Answers,
     private readonly inFlight: InFlight,
   ) {
+    this.#commits = new Commits(settings.commitTimeoutMs);
     this.#deadlines = settings.bodyTimeoutMs > 0 ? new BodyDeadlines(settings.bodyTimeoutMs) : undefined;
   }
 
@@ -67,50 +75,48 @@ export class Intake {
     if (!event) return answers.refuse(error as WebhookError);
     if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
+    // An invalid payload is never stored: it goes to onError here.
+    const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
+    if (target) return this.#commit(target, delivery, event);
+
     // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
     const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
     if (settings.dedupe && content !== undefined && !settings.dedupe.add(content)) {
-      settings.logger.debug?.({ trigger: event.trigger }, 'Ignored a repeated delivery.');
-      return OK;
+      return answers.duplicate(event, () => settings.keyOf(event, content), Date.now());
     }
-    // An invalid payload is never queued: it goes to onError here.
-    const enqueue = error ? undefined : options.enqueue;
-    if (enqueue || settings.inbox) return this.#commit(delivery, event, content, enqueue, options.handlerTimeoutMs);
     return answers.accept(delivery, event, options.handlerTimeoutMs);
   }
 
-  /** Hands the event to `enqueue`, or stores it in the inbox, before acknowledging it. */
-  async #commit(
-    delivery: Delivery,
-    event: ParsedWebhook,
-    content: string | Uint8Array | undefined,
-    enqueue: HandleOptions['enqueue'],
-    timeoutMs: number | undefined,
-  ): Promise<WebhookResponse> {
-    const { inbox, dedupe } = this.settings;
-    const { rawBody } = delivery;
-    const key = inbox ? keyOf(event.trigger, delivery) : '';
-    try {
-      if (enqueue) await enqueue(event);
-      else await inbox?.put({ key, event, rawBody, receivedAt: Date.now() });
-    } catch (cause) {
-      if (content !== undefined) dedupe?.delete(content);
-      const [code, message] = enqueue
-        ? (['enqueue_failed', 'The event could not be queued; retry later.'] as const)
-        : (['inbox_failed', 'The event could not be stored; retry later.'] as const);
-      return this.answers.refuse(new WebhookError(code, message, { cause, event, rawBody }), RETRY_LATER);
-    }
-    if (enqueue) return OK;
-    const response = this.answers.accept(delivery, event, timeoutMs);
-    if (inbox?.ack) response.done.then(() => inbox.ack?.(key)).catch(() => undefined);
-    return response;
+  /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
+  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
+    const rawBody = textOf(delivery.rawBody);
+    // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
+    const key = this.settings.keyOf(event, delivery.unserializable ? randomId() : (delivery.bytes ?? rawBody));
+    const receivedAt = Date.now();
+    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }).then(
+      (result) => (result === 'stored' ? OK : this.answers.duplicate(event, () => key, receivedAt)),
+      (cause: unknown) => this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER),
+    );
+  }
+
+  #forwarder(enqueue: Enqueue): Inbox {
+    let forwarding = this.#forwarders.get(enqueue);
+    if (!forwarding) this.#forwarders.set(enqueue, (forwarding = forwardingInbox(enqueue)));
+    return forwarding;
   }
 }
 
-/** The delivery's idempotency key for an inbox, from its exact bytes (or text). */
-function keyOf(trigger: string, delivery: Delivery): string {
-  // Without stable text there is no key to recognise a repeat by: such a delivery is never taken for one.
-  return `${trigger}:${delivery.unserializable ? randomId() : bodyDigest(delivery.bytes ?? delivery.rawBody)}`;
+/** The body as text for an inbox (it arrived as text or as valid UTF-8 bytes: parsing checked). */
+const textOf = (rawBody: string | Uint8Array): string => (typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody));
+
+/** Turns an inbox's failure into the error onError gets, with the event and its raw body. */
+function commitFailure(cause: unknown, event: ParsedWebhook, rawBody: string): WebhookError {
+  if (cause instanceof WebhookError) return new WebhookError(cause.code, cause.message, { cause: cause.cause ?? cause, event, rawBody });
+  const message =
+    cause instanceof CommitTimeout
+      ? `The event could not be stored in time (${cause.message}); retry later.`
+      : 'The event could not be stored; retry later.';
+  return new WebhookError('inbox_failed', message, { cause, event, rawBody });
 }
 
 /** Whether a body is longer than the limit in UTF-8 bytes. A pre-parsed body's size is unknown: it passes. */

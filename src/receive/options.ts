@@ -4,13 +4,17 @@
  */
 import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
 import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
+import type { ParsedWebhook } from '../events/index.js';
+import type { Inbox } from '../inbox/port.js';
+import type { WorkerOptions } from './consume.js';
 import { ConfigurationError } from './errors.js';
-import type { WebhookInbox } from './inbox.js';
+import { keyFunction, type IdempotencyKeys } from './idempotency.js';
 import { leveled, type LogLevel, type WebhookLogger } from './logger.js';
 import { didYouMean } from './suggest.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
+export const DEFAULT_COMMIT_TIMEOUT_MS = 2000;
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 export interface WebhooksOptions {
@@ -39,8 +43,8 @@ export interface WebhooksOptions {
    */
   invalidPayload?: 'accept' | 'reject';
   /**
-   * Repeats of a delivery within the window are answered 200 without running the handlers again.
-   * `false` turns this off.
+   * Without an inbox: repeats of a delivery within the window are answered 200 without running the handlers
+   * again (in this process's memory). `false` turns this off. With an inbox, the inbox's window decides.
    * @defaultValue { windowMs: 600000, maxKeys: 10000 }
    * @example { windowMs: 60 * 60 * 1000, maxKeys: 50_000 }
    */
@@ -51,8 +55,35 @@ export interface WebhooksOptions {
    * @defaultValue 30000
    */
   handlerTimeoutMs?: number;
-  /** Commit each event durably before acknowledging it: the 200 is sent once `put` resolved. */
-  inbox?: WebhookInbox;
+  /**
+   * Store each event in this inbox before answering 200. A duplicate within the inbox's window is answered
+   * 200 and reaches onDuplicate only; a failed or slow commit is answered 503 with Retry-After and reaches
+   * onError (`inbox_failed`). See README, "Durable delivery".
+   * @example sqliteInbox({ path: './.data/inbox.db' })
+   */
+  inbox?: Inbox;
+  /**
+   * With an inbox: run the handlers in this process (an in-process worker); `false` only receives, and
+   * workers elsewhere (`createWorker`) handle the events.
+   * @defaultValue true
+   */
+  consume?: boolean;
+  /**
+   * With an inbox and `consume`: the in-process worker's settings (see `createWorker`).
+   * @example { concurrency: 16, retry: { attempts: 8 }, leaseMs: 60_000 }
+   */
+  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs'>;
+  /**
+   * With an inbox: a commit that takes longer is answered 503 (the platform waits about 2 s per delivery).
+   * @defaultValue 2000
+   */
+  commitTimeoutMs?: number;
+  /**
+   * Per-trigger idempotency keys replacing the documented ones; what a function returns goes after
+   * `<webhook id>:<trigger>:`. See README, "Idempotency keys".
+   * @example { message_sent: (event) => event.data.message.id }
+   */
+  idempotencyKeys?: IdempotencyKeys;
   /**
    * Where the receiver logs (pino-compatible: any of `debug`, `info`, `warn`, `error`). It is never given
    * credentials or message bodies.
@@ -81,6 +112,10 @@ const KNOWN_OPTIONS = Object.keys({
   dedupe: true,
   handlerTimeoutMs: true,
   inbox: true,
+  consume: true,
+  worker: true,
+  commitTimeoutMs: true,
+  idempotencyKeys: true,
   logger: true,
   logLevel: true,
 } satisfies Record<keyof WebhooksOptions, true>);
@@ -108,9 +143,13 @@ export interface Settings {
   readonly logger: WebhookLogger;
   /** Absent when authentication is off. */
   readonly verify: BasicAuthVerifier | undefined;
-  /** Absent when duplicates are not looked for. */
+  /** Absent when duplicates are not looked for here (turned off, or an inbox decides). */
   readonly dedupe: DedupeWindow | undefined;
-  readonly inbox: WebhookInbox | undefined;
+  readonly inbox: Inbox | undefined;
+  /** The in-process worker's options; absent without an inbox or with `consume: false`. */
+  readonly worker: WorkerOptions | undefined;
+  readonly commitTimeoutMs: number;
+  readonly keyOf: (event: ParsedWebhook, rawBody?: string | Uint8Array) => string;
 }
 
 /** Checks the options and resolves their defaults; throws a `ConfigurationError` naming the option at fault. */
@@ -119,16 +158,37 @@ export function settingsOf(options: WebhooksOptions): Settings {
   rejectUnknownOptions('createWebhooks', options, KNOWN_OPTIONS);
   checkLimits(options);
   if (options.dedupe) checkDedupe(options.dedupe);
+  checkInbox(options);
+  const { inbox } = options;
+  const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
+  const logger = leveled(options.logger, options.logLevel);
   return {
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     rejectInvalid: options.invalidPayload === 'reject',
-    handlerTimeoutMs: options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS,
+    handlerTimeoutMs,
     bodyTimeoutMs: finiteOrNone(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
-    logger: leveled(options.logger, options.logLevel),
+    logger,
     verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
-    dedupe: options.dedupe === false ? undefined : new DedupeWindow(options.dedupe),
-    inbox: options.inbox,
+    dedupe: options.dedupe === false || inbox ? undefined : new DedupeWindow(options.dedupe),
+    inbox,
+    worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger } : undefined,
+    commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
+    keyOf: keyFunction(options.idempotencyKeys),
   };
+}
+
+function checkInbox({ inbox, commitTimeoutMs, idempotencyKeys }: WebhooksOptions): void {
+  if (inbox !== undefined && (inbox === null || typeof inbox.put !== 'function' || typeof inbox.claim !== 'function')) {
+    throw new ConfigurationError('inbox', '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+  }
+  if (commitTimeoutMs !== undefined && !(commitTimeoutMs > 0)) {
+    throw new ConfigurationError('commitTimeoutMs', '`commitTimeoutMs` must be a positive number of milliseconds.');
+  }
+  for (const [trigger, keyOf] of Object.entries(idempotencyKeys ?? {})) {
+    if (typeof keyOf !== 'function') {
+      throw new ConfigurationError(`idempotencyKeys.${trigger}`, 'Each `idempotencyKeys` entry must be a function (event) => string.');
+    }
+  }
 }
 
 function checkPresence(options: WebhooksOptions): void {

@@ -3,17 +3,20 @@
  * intake, in-flight tracking, dispatch) behind the `Webhooks` interface. It answers normalized requests
  * following the status table of docs/design.md.
  */
-import type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent } from '../events/index.js';
+import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
 import { Admission } from './admission.js';
-import { Answers } from './answers.js';
-import { ANY, Dispatcher, isThenable, UNKNOWN, type AnyHandler } from './dispatch.js';
+import { Answers, FirstRunContext, type DuplicateContext } from './answers.js';
+import { Consumer, consumerSettings } from './consume.js';
+import { Dispatcher, isThenable, type HandlerContext, type Outcome } from './dispatch.js';
 import { WebhookError } from './errors.js';
+import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
 import { defer, drain, Errand, InFlight } from './in-flight.js';
 import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type WebhooksOptions } from './options.js';
 
+export type { DuplicateContext } from './answers.js';
 export type { HandleOptions } from './intake.js';
 export type { WebhooksOptions } from './options.js';
 
@@ -32,20 +35,20 @@ export interface CloseResult {
   abandoned: number;
 }
 
-export interface Webhooks {
-  /** Handles one trigger, or several: the handler gets the event typed by trigger. */
-  on<T extends Trigger>(trigger: T | readonly T[], handler: (event: EventOf<T>) => unknown): this;
-  /** Handles every accepted event, known or not. */
-  onAny(handler: (event: ParsedWebhook) => unknown): this;
-  /** Handles events whose trigger this version does not know. */
-  onUnknown(handler: (event: UnknownWebhookEvent) => unknown): this;
-  /** Receives every failure: rejected requests, invalid payloads, failed or overdue handlers. */
-  onError(handler: (error: WebhookError) => unknown): this;
-  /** Removes a handler: from one trigger or several, or from everything it was registered for. */
-  off(trigger: Trigger | readonly Trigger[], handler: (event: never) => unknown): this;
-  off(handler: ((event: never) => unknown) | ((error: WebhookError) => unknown)): this;
-  /** Dispatches an already-parsed event (from a queue, say); settles when its handlers have. */
-  receive(event: ParsedWebhook): Promise<void>;
+/** How the handlers of one event went: `failures` is empty when every handler succeeded. */
+export interface ReceiveOutcome {
+  ok: boolean;
+  failures: readonly WebhookError[];
+}
+
+export interface Webhooks extends HandlerRegistry {
+  /** Called for each repeated delivery answered 200 without running handlers (the inbox's or the dedupe window's). */
+  onDuplicate(handler: (event: ParsedWebhook, context: DuplicateContext) => unknown): this;
+  /**
+   * Dispatches an already-parsed event (from a queue, say); resolves once its handlers have, with the
+   * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
+   */
+  receive(event: ParsedWebhook, context?: Partial<HandlerContext>): Promise<ReceiveOutcome>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
@@ -53,7 +56,7 @@ export interface Webhooks {
    * memory unless an `enqueue` or inbox must be awaited. `send` is called exactly once.
    */
   respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
-  /** Stops taking requests (503) and waits for running handlers up to a deadline. */
+  /** Stops taking requests (503), stops the in-process worker, and waits for running handlers up to a deadline. */
   close(options?: CloseOptions): Promise<CloseResult>;
   /** The body size limit adapters enforce while reading. */
   readonly maxBodyBytes: number;
@@ -67,9 +70,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const { logger, maxBodyBytes } = settings;
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger });
   const inFlight = new InFlight();
-  const answers = new Answers(dispatcher, inFlight, logger, maxBodyBytes);
+  const answers = new Answers(dispatcher, inFlight, logger, maxBodyBytes, settings.keyOf);
   const admission = new Admission(settings, answers, inFlight);
   const intake = new Intake(settings, answers, inFlight);
+  // With an inbox (and `consume` on), a worker in this process runs the handlers for what was stored.
+  const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher);
+  consumer?.start();
 
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
     let response: WebhookResponse | Promise<WebhookResponse>;
@@ -87,37 +93,34 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       new WebhookError('shutdown_abandoned', `Shutdown did not wait for the handlers of a "${event?.trigger}" event.`, { event }),
     );
 
+  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}): Promise<ReceiveOutcome> {
+    let outcome: Outcome = [];
+    const run = new FirstRunContext(() => context.key ?? settings.keyOf(event), context.receivedAt ?? Date.now());
+    const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
+    const work = () => {
+      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), undefined, undefined, full);
+      if (!isThenable(result)) return void (outcome = result);
+      return result.then((failures) => void (outcome = failures));
+    };
+    const errand = new Errand(event, work, inFlight);
+    defer(errand);
+    return errand.done.then(() => ({ ok: outcome.length === 0, failures: outcome }));
+  }
+
   return {
     maxBodyBytes,
-    on(trigger, handler) {
-      dispatcher.onTriggers(trigger, handler as AnyHandler);
+    ...registrationMethods<Webhooks>(dispatcher),
+    onDuplicate(handler) {
+      answers.duplicateHandlers.add(handler);
       return this;
     },
-    onAny(handler) {
-      dispatcher.on(ANY, handler as AnyHandler, 'onAny');
-      return this;
-    },
-    onUnknown(handler) {
-      dispatcher.on(UNKNOWN, handler as AnyHandler, 'onUnknown');
-      return this;
-    },
-    onError(handler) {
-      dispatcher.onError(handler);
-      return this;
-    },
-    off(triggerOrHandler: unknown, handler?: unknown) {
-      dispatcher.offTriggers(triggerOrHandler, handler);
-      return this;
-    },
-    receive(event) {
-      const errand = new Errand(event, () => dispatcher.dispatch(event, isKnownTrigger(event)), inFlight);
-      defer(errand);
-      return errand.done;
-    },
+    receive,
     handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
     respond,
-    close({ timeoutMs = 10_000 }: CloseOptions = {}) {
+    async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
       inFlight.closing = true;
+      // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
+      await consumer?.close();
       return drain(inFlight, timeoutMs, abandon);
     },
   };

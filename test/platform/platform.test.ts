@@ -38,6 +38,7 @@ describe('node.ts and web.ts', () => {
       fc.property(fc.string({ unit: 'binary' }), (text) => {
         expect(hex(web.sha256(text))).toBe(hex(node.sha256(text)));
         expect(web.sha1Base64(text)).toBe(node.sha1Base64(text));
+        expect(web.sha256Base64(text)).toBe(node.sha256Base64(text));
         const bytes = node.utf8Bytes(text);
         expect(web.sha1Base64(bytes)).toBe(node.sha1Base64(bytes));
         expect(hex(web.utf8Bytes(text))).toBe(hex(bytes));

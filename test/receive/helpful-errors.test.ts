@@ -20,7 +20,7 @@ describe('unknown options', () => {
     const call = () => createWebhooks({ auth, maxBodyByte: 10 } as never);
     expect(call).toThrowError(expect.objectContaining({ name: 'ConfigurationError', option: 'maxBodyByte' }));
     expect(call).toThrow(
-      'Unknown option "maxBodyByte" for createWebhooks. Did you mean "maxBodyBytes"? Known options: auth, maxBodyBytes, bodyTimeoutMs, invalidPayload, dedupe, handlerTimeoutMs, inbox, logger, logLevel.',
+      'Unknown option "maxBodyByte" for createWebhooks. Did you mean "maxBodyBytes"? Known options: auth, maxBodyBytes, bodyTimeoutMs, invalidPayload, dedupe, handlerTimeoutMs, inbox, consume, worker, commitTimeoutMs, idempotencyKeys, logger, logLevel.',
     );
   });
 
@@ -142,7 +142,8 @@ describe('logLevel', () => {
     await refuseAndRepeat(chatty);
     expect(debug.mock.calls.map(([message]) => message)).toEqual([
       '[chat-webhooks] Refused a webhook request: The request lacks valid Basic credentials for this webhook. {"code":"unauthorized","status":401}',
-      '[chat-webhooks] Ignored a repeated delivery. {"trigger":"message_sent"}',
+      // The repeat's idempotency key (documented for message_sent: the message id) is logged with it.
+      expect.stringMatching(/^\[chat-webhooks\] Ignored a repeated delivery\. \{"trigger":"message_sent","key":"[^"]*:message_sent:[^"]+"\}$/),
     ]);
   });
 });

@@ -15,9 +15,19 @@ const authorization = basicAuthHeader(auth.username, auth.password);
 
 /** Every subpath of the exports map loads, with no export left undefined. */
 async function importEveryEntry() {
+  const optional = Object.keys(pkg.peerDependenciesMeta ?? {}).filter((name) => pkg.peerDependenciesMeta[name].optional);
   for (const subpath of Object.keys(pkg.exports).filter((key) => key !== './package.json')) {
     const specifier = subpath === '.' ? 'chat-webhooks' : `chat-webhooks/${subpath.slice(2)}`;
-    const entry = await import(specifier);
+    let entry;
+    try {
+      entry = await import(specifier);
+    } catch (error) {
+      // chat-webhooks/sqlite needs better-sqlite3 (a native addon built for one Node at a time), not installed here.
+      const peer = error.code === 'ERR_MODULE_NOT_FOUND' && optional.find((name) => error.message.includes(`'${name}'`));
+      if (!peer) throw error;
+      console.log(`${specifier} needs its optional peer ${peer}, not installed here: skipped`);
+      continue;
+    }
     assert.ok(Object.keys(entry).length > 0, `${specifier} exports nothing`);
     for (const [name, value] of Object.entries(entry)) assert.notEqual(value, undefined, `${specifier}.${name} is undefined`);
   }

@@ -1,0 +1,59 @@
+/**
+ * The fields that identify one event where the platform documents them (issue 11). Several deliveries of one
+ * event share these values; two different events never do. Where a trigger has no such fields, or one is
+ * missing, the receiver falls back to a digest of the exact body (src/receive/idempotency.ts).
+ *
+ * `message_sent` alone uses the message id: receipts, reactions, edits and deletes of one message are
+ * distinct events that carry the same message id.
+ */
+import type { ParsedWebhook } from './types.js';
+
+/** Paths into `data`, per trigger; the README's table of keys is this object. */
+export const idempotencyFields: Readonly<Record<string, readonly (readonly string[])[]>> = Object.freeze({
+  message_sent: [['message', 'id']],
+  call_initiated: [['call', 'id'], ['call', 'sentAt']],
+  call_busy: [['call', 'id'], ['call', 'sentAt']],
+  call_cancelled: [['call', 'id'], ['call', 'sentAt']],
+  call_rejected: [['call', 'id'], ['call', 'sentAt']],
+  call_unanswered: [['call', 'id'], ['call', 'sentAt']],
+  call_started: [['sessionId'], ['created_at']],
+  meeting_started: [['sessionId'], ['created_at']],
+  call_participant_joined: [['sessionId'], ['occupant', 'joined_at']],
+  meeting_participant_joined: [['sessionId'], ['occupant', 'joined_at']],
+  call_participant_left: [['sessionId'], ['occupant', 'left_at']],
+  meeting_participant_left: [['sessionId'], ['occupant', 'left_at']],
+  call_ended: [['sessionId'], ['destroyed_at']],
+  meeting_ended: [['sessionId'], ['destroyed_at']],
+  recording_generated: [['sessionId'], ['startTime']],
+});
+
+function valueAt(data: unknown, path: readonly string[]): string | undefined {
+  let value = data;
+  for (const step of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[step];
+  }
+  // Ids and times arrive as strings or numbers ("1440" or 1440): both spell the same key.
+  if (typeof value === 'string' && value !== '') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return undefined;
+}
+
+/** `<webhook id>:<trigger>:`, the start of every key, so keys of two webhooks or triggers never meet. */
+export function keyPrefix(event: ParsedWebhook): string {
+  const webhook = typeof event.webhook === 'string' ? event.webhook : '';
+  return `${webhook}:${event.trigger}:`;
+}
+
+/** The key from the documented fields, or undefined when the trigger has none or one is missing. */
+export function documentedKey(event: ParsedWebhook): string | undefined {
+  if (!Object.hasOwn(idempotencyFields, event.trigger)) return undefined;
+  const paths = idempotencyFields[event.trigger] as readonly (readonly string[])[];
+  const values: string[] = [];
+  for (const path of paths) {
+    const value = valueAt(event.data, path);
+    if (value === undefined) return undefined;
+    values.push(value);
+  }
+  return keyPrefix(event) + values.join(':');
+}

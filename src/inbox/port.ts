@@ -1,0 +1,152 @@
+/**
+ * The `Inbox` port: the one contract between the receiver (which stores each delivery before answering it),
+ * the worker (which runs handlers for stored deliveries) and a store (memory, SQLite, Redis). Every store
+ * passes the same contract suite (test/inbox/contract.ts).
+ *
+ * Receive side — `put(entry)`:
+ * - resolves `'stored'` only once the entry is committed as durably as the store can (SQLite: its transaction
+ *   is on disk; Redis: the server acknowledged the writes; memory: in this process only, never durable);
+ * - resolves `'duplicate'` when the key is already known within the store's window (pending, running, dead,
+ *   or done less than `windowMs` ago): nothing is stored and no handler will run for it;
+ * - rejects when it cannot say either; the receiver then answers 503 and the platform may send it again.
+ *   A key counts as seen only once committed: a put of a key whose first put is still in flight never
+ *   resolves `'duplicate'` before that first put committed (it waits for it, or rejects).
+ *
+ * Worker side — leases:
+ * - `claim({ leaseMs, waitMs })` hands out one due entry (pending and due, or running with an expired lease),
+ *   marks it running until `now + leaseMs`, and counts the claim as an attempt: `attempt` is 1 on the first
+ *   claim and grows with every claim, so an attempt cut off by a crash (its lease simply ran out) is counted.
+ *   It may wait up to `waitMs` for an entry to become due and resolves `undefined` when none did.
+ * - `renew(claim, leaseMs)` extends a running lease; false when the claim is no longer this holder's.
+ * - `complete(claim)` marks the entry done (it stays known for the window, its body may be dropped).
+ * - `fail(claim, { retryAt })` puts it back as pending, due at `retryAt`; `fail(claim, { dead: true })`
+ *   marks it dead (kept, with its body, until retried or purged). `error` is kept as its last error.
+ *   Both are no-ops for a claim whose lease was lost to another holder.
+ *
+ * Admin — usable from a plain script (the CLI's `inbox` command is one): `stats()`, `list({ state, limit })`,
+ * `retry(keys?)` (dead entries become pending, attempts reset; all dead ones without keys), `purge({ state })`
+ * (removes entries in that state; purging `done` forgets them as duplicates too) and `close()`.
+ *
+ * Deliberately not part of the port: the retry policy (attempts, backoff: the worker's, so every store retries
+ * the same way), handler dispatch and error reporting (the worker's), idempotency keys (the receiver derives
+ * them), and any notion of ordering between entries (none is promised).
+ */
+import type { ParsedWebhook } from '../events/index.js';
+
+/** Where an entry is in its life. */
+export type InboxState = 'pending' | 'running' | 'done' | 'dead';
+
+export const INBOX_STATES: readonly InboxState[] = ['pending', 'running', 'done', 'dead'];
+
+/** What the receiver stores before it answers 200. */
+export interface InboxEntry {
+  /** The idempotency key: the same delivery sent again has the same key. */
+  key: string;
+  trigger: string;
+  event: ParsedWebhook;
+  /** The exact body as received (text). */
+  rawBody: string;
+  /** Milliseconds since the epoch. */
+  receivedAt: number;
+}
+
+/** An entry handed to one worker for one attempt. */
+export interface InboxClaim extends InboxEntry {
+  /** 1 on the first claim; every later claim (after a failure, or a lease that ran out) adds one. */
+  attempt: number;
+  /** Identifies this holder's lease: `renew`, `complete` and `fail` with a stale claim do nothing. */
+  token: string;
+}
+
+export type PutResult = 'stored' | 'duplicate';
+
+export type FailOutcome = { retryAt: number; error: string } | { dead: true; error: string };
+
+export interface ClaimOptions {
+  /** How long the claim is this holder's before another may take it. */
+  leaseMs: number;
+  /** How long to wait for an entry to become due. 0: answer at once. */
+  waitMs: number;
+  /** Stops the wait early (the worker is closing). */
+  signal?: AbortSignal;
+}
+
+export interface InboxStats {
+  pending: number;
+  running: number;
+  done: number;
+  dead: number;
+}
+
+/** One entry as the admin sees it. */
+export interface InboxListing {
+  key: string;
+  trigger: string;
+  state: InboxState;
+  receivedAt: number;
+  attempts: number;
+  /** The last handler error, for entries that failed at least once. */
+  lastError?: string;
+  /** The event, where the store still holds it (done entries may have dropped it). */
+  event?: ParsedWebhook;
+  rawBody?: string;
+}
+
+export interface ListOptions {
+  state: InboxState;
+  /** Default 100. */
+  limit?: number;
+}
+
+/** A store for acknowledged deliveries. See the top of this file for what each method promises. */
+export interface Inbox {
+  /** A short name for logs and stats: 'memory', 'sqlite', 'redis'. */
+  readonly kind: string;
+  /** False only for the memory inbox: what it holds dies with the process. */
+  readonly durable: boolean;
+  put(entry: InboxEntry): Promise<PutResult>;
+  claim(options: ClaimOptions): Promise<InboxClaim | undefined>;
+  renew(claim: InboxClaim, leaseMs: number): Promise<boolean>;
+  complete(claim: InboxClaim): Promise<void>;
+  fail(claim: InboxClaim, outcome: FailOutcome): Promise<void>;
+  stats(): Promise<InboxStats>;
+  list(options: ListOptions): Promise<InboxListing[]>;
+  /** Dead entries (all, or those keys) become pending with attempts reset. Resolves how many did. */
+  retry(keys?: readonly string[]): Promise<number>;
+  /** Removes every entry in that state (not `running`: a handler holds those). Resolves how many. */
+  purge(options: { state: Exclude<InboxState, 'running'> }): Promise<number>;
+  /** Releases the store's resources; puts and claims after it reject. Entries stay where they are. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_LIST_LIMIT = 100;
+/** 24 hours: the durable stores remember a key this long after it was first stored. */
+export const DEFAULT_DURABLE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** Checks an admin state argument, so a typo from a script fails clearly instead of matching nothing. */
+export function checkState(state: unknown, allowRunning = true): InboxState {
+  if (!INBOX_STATES.includes(state as InboxState) || (!allowRunning && state === 'running')) {
+    const allowed = INBOX_STATES.filter((s) => allowRunning || s !== 'running').join(', ');
+    throw new TypeError(`Unknown inbox state ${JSON.stringify(state)}; use one of ${allowed}.`);
+  }
+  return state as InboxState;
+}
+
+/** A claim token: unique enough to tell two holders of one entry apart. */
+export function newToken(): string {
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+}
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,388 @@
+/**
+ * `redisInbox({ url | connection })`: the durable inbox for many machines, on BullMQ and Redis (optional peer
+ * dependencies: `npm install bullmq ioredis`). Every receiver and worker pointed at the same Redis and
+ * prefix shares one queue and one duplicate window.
+ *
+ * How a put decides "stored" or "duplicate" without ever losing an event (BullMQ's `add` does not say
+ * whether a job id was new):
+ * 1. `SET <marker> pending NX PX 5000 GET`: the first writer of a key owns it for 5 s;
+ * 2. the owner adds the job (its id derives from the key, so a second add of the same key is a no-op);
+ * 3. the owner turns the marker into `stored`, kept for `windowMs` (24 h by default): a later repeat,
+ *    even long after the job finished and was removed, is a duplicate.
+ * A crash between 1 and 2 leaves a marker that expires within 5 s (before the platform's first retry, after
+ * 10 s) and no 200 was sent. A crash between 2 and 3 leaves a stored job: a retry adds nothing new while it
+ * exists. A repeat that finds `pending` waits for the owner's outcome and is never answered 200 before the
+ * owner's job is stored. The writes of one turn go together: one pipeline per step, one `addBulk`.
+ *
+ * Finished jobs are removed at once (their bodies would fill a `noeviction` Redis: 24 h at 100 events/s is
+ * 8.6 million bodies); the marker alone remembers the key, about 100 bytes each (see README "Redis").
+ * Dead jobs are kept, with their bodies, until retried or purged.
+ *
+ * The retry policy is the worker's (`createWorker`), not BullMQ's: jobs are fetched manually
+ * (`getNextJob`), moved back with `moveToDelayed` at the time the worker computed, or to failed when dead.
+ * A job whose lock ran out (its worker died) is moved back by BullMQ's stalled checker and counted as an
+ * attempt (`attemptsStarted`); `maxStalledCount` is set out of reach so BullMQ never fails one silently.
+ *
+ * Durability is Redis's: run it with `appendonly yes`; `appendfsync always` loses nothing acknowledged,
+ * `everysec` (Redis's default) may lose the last second of acknowledged events on a power cut or a kill of
+ * Redis itself; and `maxmemory-policy noeviction`, or Redis may evict jobs and markers under memory pressure.
+ */
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import { sha256Base64 } from '#platform';
+import {
+  checkState,
+  DEFAULT_DURABLE_WINDOW_MS,
+  DEFAULT_LIST_LIMIT,
+  newToken,
+  pause,
+  type ClaimOptions,
+  type FailOutcome,
+  type Inbox,
+  type InboxClaim,
+  type InboxEntry,
+  type InboxListing,
+  type InboxState,
+  type InboxStats,
+  type ListOptions,
+  type PutResult,
+} from './port.js';
+
+export interface RedisInboxOptions {
+  /** A Redis URL (`redis://host:6379/0`). */
+  url?: string;
+  /** Or the connection: an ioredis client (this inbox does not close it) or ioredis options. */
+  connection?: Redis | RedisOptions;
+  /** Prefix of every key this inbox writes. Default `chat-webhooks`. */
+  prefix?: string;
+  /** How long a key is remembered after it was stored. Default 24 hours. */
+  windowMs?: number;
+  /** How often a waiting worker asks Redis for work. Default 50 ms. */
+  pollMs?: number;
+}
+
+const QUEUE = 'inbox';
+/** Shorter than the platform's first retry (10 s): a crashed owner's marker is gone by then. */
+const PENDING_MARK_MS = 5000;
+const PENDING_WAIT_MS = 1500;
+const RECENT_DONE = 1000;
+
+interface JobData {
+  key: string;
+  trigger: string;
+  event: unknown;
+  rawBody: string;
+  receivedAt: number;
+}
+
+type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
+
+/** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
+const hashOf = (key: string): string => sha256Base64(key);
+const jobIdOf = (key: string): string => `k_${hashOf(key)}`;
+
+function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
+  const { url, connection } = options;
+  if (connection instanceof Redis) return { redis: connection, owned: false };
+  // BullMQ needs maxRetriesPerRequest: null on connections its workers block on.
+  if (url) return { redis: new Redis(url, { maxRetriesPerRequest: null, ...(connection as RedisOptions | undefined) }), owned: true };
+  if (connection) return { redis: new Redis({ maxRetriesPerRequest: null, ...connection }), owned: true };
+  throw new TypeError('redisInbox needs `url` (redis://host:6379) or `connection` (an ioredis client or its options).');
+}
+
+/** Connects to the inbox on Redis (BullMQ queue `inbox` under `prefix`). */
+export function redisInbox(options: RedisInboxOptions): Inbox {
+  if (options?.windowMs !== undefined && !(options.windowMs > 0)) {
+    throw new TypeError('redisInbox: `windowMs` must be a positive number of milliseconds.');
+  }
+  return new RedisInbox(options ?? {});
+}
+
+const BULL_STATES = { pending: ['waiting', 'delayed', 'prioritized'], running: ['active'], dead: ['failed'] } as const;
+
+class RedisInbox implements Inbox {
+  readonly kind = 'redis';
+  readonly durable = true;
+  readonly #redis: Redis;
+  readonly #ownsConnection: boolean;
+  readonly #prefix: string;
+  readonly #windowMs: number;
+  readonly #pollMs: number;
+  readonly #queue: Queue<JobData>;
+  #worker: Worker<JobData> | undefined;
+  /** Jobs this process holds, by claim token (BullMQ's job objects carry the calls we need). */
+  readonly #held = new Map<string, Job<JobData>>();
+  #claiming: Promise<unknown> = Promise.resolve();
+  #batch: Put[] = [];
+  #closed = false;
+
+  constructor(options: RedisInboxOptions) {
+    const { redis, owned } = connect(options);
+    this.#redis = redis;
+    this.#ownsConnection = owned;
+    this.#prefix = options.prefix ?? 'chat-webhooks';
+    this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
+    this.#pollMs = options.pollMs ?? 50;
+    this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
+  }
+
+  put(entry: InboxEntry): Promise<PutResult> {
+    if (this.#closed) return Promise.reject(new Error('The Redis inbox is closed.'));
+    return new Promise<PutResult>((resolve, reject) => this.#enqueue({ entry, resolve, reject }));
+  }
+
+  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
+    const deadline = Date.now() + waitMs;
+    // One fetch at a time per process: BullMQ's worker object is not meant for concurrent fetches.
+    const turn = this.#claiming.then(async () => {
+      for (;;) {
+        if (this.#closed) throw new Error('The Redis inbox is closed.');
+        const claim = await this.#takeOne(leaseMs);
+        if (claim) return claim;
+        const left = deadline - Date.now();
+        if (left <= 0 || signal?.aborted) return undefined;
+        await pause(Math.min(this.#pollMs, left), signal);
+      }
+    });
+    this.#claiming = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
+    const job = this.#held.get(claim.token);
+    if (!job) return false;
+    try {
+      return (await job.extendLock(claim.token, leaseMs)) > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  async complete(claim: InboxClaim): Promise<void> {
+    const job = this.#held.get(claim.token);
+    if (!job) return;
+    this.#held.delete(claim.token);
+    try {
+      await job.moveToCompleted('done', claim.token, false);
+    } catch {
+      return; // The lock was lost: another holder has it now.
+    }
+    const record = JSON.stringify({ key: claim.key, trigger: claim.trigger, receivedAt: claim.receivedAt, attempts: claim.attempt });
+    const { doneCount, recentDone } = this.#keys();
+    await this.#redis.multi().incr(doneCount).lpush(recentDone, record).ltrim(recentDone, 0, RECENT_DONE - 1).exec();
+  }
+
+  async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
+    const job = this.#held.get(claim.token);
+    if (!job) return;
+    this.#held.delete(claim.token);
+    try {
+      if ('dead' in outcome) await job.moveToFailed(new Error(outcome.error), claim.token, false);
+      else await job.moveToDelayed(outcome.retryAt, claim.token);
+    } catch {
+      // The lock was lost: another holder has it now.
+    }
+  }
+
+  async stats(): Promise<InboxStats> {
+    const counts = await this.#queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'failed');
+    const done = Number((await this.#redis.get(this.#keys().doneCount)) ?? 0);
+    const pending = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
+    return { pending, running: counts.active ?? 0, done, dead: counts.failed ?? 0 };
+  }
+
+  async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
+    checkState(state);
+    if (state !== 'done') return (await this.#jobsIn(state, limit)).map((job) => listingOf(job, state));
+    const recent = await this.#redis.lrange(this.#keys().recentDone, 0, limit - 1);
+    return recent.map((text) => ({ ...(JSON.parse(text) as Omit<InboxListing, 'state'>), state: 'done' as const }));
+  }
+
+  async retry(keys?: readonly string[]): Promise<number> {
+    const jobs = keys
+      ? await Promise.all(keys.map((key) => this.#queue.getJob(jobIdOf(key))))
+      : await this.#jobsIn('dead', Number.MAX_SAFE_INTEGER);
+    let count = 0;
+    for (const job of jobs) {
+      if (!job || !(await job.isFailed())) continue;
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      count += 1;
+    }
+    return count;
+  }
+
+  async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
+    checkState(state, false);
+    const keys = this.#keys();
+    if (state === 'done') {
+      const done = Number((await this.#redis.get(keys.doneCount)) ?? 0);
+      await this.#redis.del(keys.doneCount, keys.recentDone);
+      await this.#forgetMarkersOfRemovedJobs();
+      return done;
+    }
+    let count = 0;
+    for (const job of await this.#jobsIn(state, Number.MAX_SAFE_INTEGER)) {
+      await job.remove();
+      await this.#redis.del(keys.marker(job.data.key));
+      count += 1;
+    }
+    return count;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#claiming;
+    await this.#worker?.close(true);
+    await this.#queue.close();
+    if (this.#ownsConnection) await this.#redis.quit();
+  }
+
+  #keys() {
+    const base = `${this.#prefix}:${QUEUE}`;
+    return {
+      marker: (key: string) => `${base}:seen:${hashOf(key)}`,
+      markerPattern: `${base}:seen:*`,
+      job: (jobId: string) => `${base}:${jobId}`,
+      doneCount: `${base}:stats:done`,
+      recentDone: `${base}:recent-done`,
+    };
+  }
+
+  #enqueue(put: Put): void {
+    if (this.#batch.push(put) !== 1) return;
+    setImmediate(() => {
+      const puts = this.#batch;
+      this.#batch = [];
+      this.#commit(puts).catch((error) => {
+        for (const p of puts) p.reject(error);
+      });
+    });
+  }
+
+  /** One turn's puts: mark (SET NX GET), add the new ones (addBulk), mark them stored. See the top of this file. */
+  async #commit(puts: Put[]): Promise<void> {
+    const { marker } = this.#keys();
+    const marking = this.#redis.pipeline();
+    for (const { entry } of puts) marking.set(marker(entry.key), 'pending', 'PX', PENDING_MARK_MS, 'NX', 'GET');
+    const marks = (await marking.exec()) ?? [];
+    const owned: Put[] = [];
+    puts.forEach((put, index) => {
+      const [error, previous] = marks[index] ?? [new Error('no reply')];
+      if (error) put.reject(error);
+      else if (previous === null) owned.push(put);
+      else if (previous === 'stored') put.resolve('duplicate');
+      else void this.#settleAfterOwner(put);
+    });
+    if (owned.length > 0) await this.#store(owned);
+  }
+
+  async #store(owned: Put[]): Promise<void> {
+    const { marker } = this.#keys();
+    try {
+      await this.#queue.addBulk(owned.map(({ entry }) => jobOf(entry)));
+    } catch (error) {
+      // Nothing stored: free the keys so the platform's retry is taken.
+      const unmark = this.#redis.pipeline();
+      for (const { entry } of owned) unmark.del(marker(entry.key));
+      await unmark.exec().catch(() => undefined);
+      for (const put of owned) put.reject(error);
+      return;
+    }
+    const marking = this.#redis.pipeline();
+    for (const { entry } of owned) marking.set(marker(entry.key), 'stored', 'PX', this.#windowMs, 'XX');
+    // The jobs are stored either way; a lost `stored` mark only shortens the window to 5 s.
+    await marking.exec().catch(() => undefined);
+    for (const put of owned) put.resolve('stored');
+  }
+
+  /** A repeat whose first put is in flight: a duplicate once that one is stored, a new put if it gave up. */
+  async #settleAfterOwner(put: Put): Promise<void> {
+    const deadline = Date.now() + PENDING_WAIT_MS;
+    const marker = this.#keys().marker(put.entry.key);
+    try {
+      while (Date.now() < deadline) {
+        await pause(20);
+        const mark = await this.#redis.get(marker);
+        if (mark === 'stored') return put.resolve('duplicate');
+        if (mark === null) return this.#enqueue(put);
+      }
+      put.reject(new Error('An earlier delivery of this event is still being stored; retry later.'));
+    } catch (error) {
+      put.reject(error);
+    }
+  }
+
+  #workerFor(leaseMs: number): Worker<JobData> {
+    if (!this.#worker) {
+      this.#worker = new Worker<JobData>(QUEUE, null, {
+        connection: this.#redis,
+        prefix: this.#prefix,
+        autorun: false,
+        lockDuration: leaseMs,
+        stalledInterval: Math.max(100, Math.floor(leaseMs / 2)),
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+      });
+      this.#worker.on('error', () => undefined);
+      void this.#worker.startStalledCheckTimer();
+    }
+    return this.#worker;
+  }
+
+  async #takeOne(leaseMs: number): Promise<InboxClaim | undefined> {
+    const token = newToken();
+    const worker = this.#workerFor(leaseMs);
+    const job = (await worker.getNextJob(token, { block: false })) as Job<JobData> | undefined;
+    if (!job) return undefined;
+    // The BullMQ worker's lock length is fixed when it is made; a claim asking for another lease extends it.
+    if (leaseMs !== worker.opts.lockDuration) await job.extendLock(token, leaseMs);
+    this.#held.set(token, job);
+    const { data } = job;
+    const { key, trigger, rawBody, receivedAt } = data;
+    return { key, trigger, event: data.event as InboxClaim['event'], rawBody, receivedAt, attempt: job.attemptsStarted, token };
+  }
+
+  async #jobsIn(state: Exclude<InboxState, 'done'>, limit: number): Promise<Job<JobData>[]> {
+    const jobs = await this.#queue.getJobs([...BULL_STATES[state]], 0, limit - 1, true);
+    return jobs.filter((job): job is Job<JobData> => Boolean(job));
+  }
+
+  /** After `purge({ state: 'done' })`: markers whose job is gone (finished) are deleted; pending and dead keep theirs. */
+  async #forgetMarkersOfRemovedJobs(): Promise<void> {
+    const keys = this.#keys();
+    let cursor = '0';
+    do {
+      const [next, found] = await this.#redis.scan(cursor, 'MATCH', keys.markerPattern, 'COUNT', 1000);
+      cursor = next;
+      if (found.length === 0) continue;
+      const checks = this.#redis.pipeline();
+      for (const marker of found) checks.exists(keys.job(`k_${marker.slice(marker.lastIndexOf(':') + 1)}`));
+      const exists = (await checks.exec()) ?? [];
+      const stale = found.filter((_, index) => exists[index]?.[1] === 0);
+      if (stale.length > 0) await this.#redis.del(...stale);
+    } while (cursor !== '0');
+  }
+}
+
+function jobOf(entry: InboxEntry) {
+  const { key, trigger, event, rawBody, receivedAt } = entry;
+  return {
+    name: trigger,
+    data: { key, trigger, event, rawBody, receivedAt },
+    opts: { jobId: jobIdOf(key), removeOnComplete: true, removeOnFail: false, attempts: 1 },
+  };
+}
+
+function listingOf(job: Job<JobData>, state: InboxState): InboxListing {
+  const { data } = job;
+  return {
+    key: data.key,
+    trigger: data.trigger,
+    state,
+    receivedAt: data.receivedAt,
+    attempts: job.attemptsStarted,
+    ...(job.failedReason ? { lastError: job.failedReason } : {}),
+    event: data.event as InboxListing['event'],
+    rawBody: data.rawBody,
+  };
+}

@@ -1,0 +1,310 @@
+/**
+ * `sqliteInbox({ path })`: the durable inbox for one machine, in one SQLite file (better-sqlite3, an optional
+ * peer dependency: `npm install better-sqlite3`).
+ *
+ * - Durable before the 200: WAL with `synchronous=FULL`, so a committed transaction survives a crash or a
+ *   power cut. Every write of one event-loop turn (puts, and the worker's claims and completions) shares
+ *   one transaction (group commit): one fsync for all of them, and nobody is answered before it committed.
+ * - A key stays known for `windowMs` (24 h by default) from when it was stored; expired done rows are
+ *   deleted in the background in small batches, so no delete ever holds the file for long.
+ * - The driver is synchronous: a write waiting for another process's lock blocks the event loop. The busy
+ *   timeout (1 s) stays below the receiver's 2 s commit timeout, so a locked file gets a 503, not a hang.
+ * - Several processes may share the file (receivers, workers, the CLI); each claim is one atomic UPDATE.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  checkState,
+  DEFAULT_DURABLE_WINDOW_MS,
+  DEFAULT_LIST_LIMIT,
+  INBOX_STATES,
+  newToken,
+  pause,
+  type ClaimOptions,
+  type FailOutcome,
+  type Inbox,
+  type InboxClaim,
+  type InboxEntry,
+  type InboxListing,
+  type InboxState,
+  type InboxStats,
+  type ListOptions,
+  type PutResult,
+} from './port.js';
+import { WriteBatch } from './write-batch.js';
+
+export interface SqliteInboxOptions {
+  /** The database file; its folder is created if missing. */
+  path: string;
+  /** How long a key is remembered after it was stored. Default 24 hours. */
+  windowMs?: number;
+  /** How often a waiting worker looks for work written by another process. Default 100 ms. */
+  pollMs?: number;
+}
+
+/** Below the receiver's 2 s commit timeout (see the top of this file). */
+const BUSY_TIMEOUT_MS = 1000;
+const EXPIRY_BATCH = 500;
+const EXPIRY_EVERY_MS = 1000;
+
+/** States as small integers: the (state, due) index stays compact. */
+const PENDING = 0;
+const RUNNING = 1;
+const DONE = 2;
+const DEAD = 3;
+const stateCode = (state: InboxState): number => INBOX_STATES.indexOf(state);
+
+/*
+ * `due` means, by state: pending: when it may run; running: when its lease ends; done: when it is forgotten;
+ * dead: when it died. One index on (state, due) serves claiming, lease recovery and expiry.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS inbox (
+  key TEXT PRIMARY KEY,
+  trigger TEXT NOT NULL,
+  state INTEGER NOT NULL,
+  due INTEGER NOT NULL,
+  received_at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  token TEXT,
+  last_error TEXT,
+  event TEXT,
+  raw_body TEXT
+);
+CREATE INDEX IF NOT EXISTS inbox_state_due ON inbox (state, due);
+`;
+
+interface Row {
+  key: string;
+  trigger: string;
+  state: number;
+  received_at: number;
+  attempts: number;
+  token: string | null;
+  last_error: string | null;
+  event: string | null;
+  raw_body: string | null;
+}
+
+function openDatabase(path: string): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(SCHEMA);
+  return db;
+}
+
+function statements(db: Database.Database) {
+  return {
+    put: db.prepare(
+      `INSERT INTO inbox (key, trigger, state, due, received_at, attempts, event, raw_body)
+       VALUES (@key, @trigger, ${PENDING}, @receivedAt, @receivedAt, 0, @event, @rawBody)
+       ON CONFLICT (key) DO UPDATE SET trigger = excluded.trigger, state = ${PENDING}, due = excluded.due,
+         received_at = excluded.received_at, attempts = 0, token = NULL, last_error = NULL,
+         event = excluded.event, raw_body = excluded.raw_body
+       WHERE inbox.state = ${DONE} AND inbox.due <= @now`,
+    ),
+    anyDue: db.prepare(`SELECT 1 FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= ? LIMIT 1`).pluck(),
+    claim: db.prepare(
+      `UPDATE inbox SET state = ${RUNNING}, attempts = attempts + 1, due = @leaseEnd, token = @token
+       WHERE key = (SELECT key FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= @now LIMIT 1)
+       RETURNING key, trigger, received_at, attempts, event, raw_body`,
+    ),
+    renew: db.prepare(`UPDATE inbox SET due = @leaseEnd WHERE key = @key AND state = ${RUNNING} AND token = @token`),
+    complete: db.prepare(
+      `UPDATE inbox SET state = ${DONE}, due = received_at + @windowMs, token = NULL, event = NULL, raw_body = NULL
+       WHERE key = @key AND state = ${RUNNING} AND token = @token`,
+    ),
+    retryLater: db.prepare(
+      `UPDATE inbox SET state = ${PENDING}, due = @due, token = NULL, last_error = @error
+       WHERE key = @key AND state = ${RUNNING} AND token = @token`,
+    ),
+    bury: db.prepare(
+      `UPDATE inbox SET state = ${DEAD}, due = @due, token = NULL, last_error = @error
+       WHERE key = @key AND state = ${RUNNING} AND token = @token`,
+    ),
+    counts: db.prepare(`SELECT state, count(*) AS n FROM inbox WHERE state <> ${DONE} OR due > ? GROUP BY state`),
+    list: db.prepare(`SELECT * FROM inbox WHERE state = ? ORDER BY due LIMIT ?`),
+    reviveAll: db.prepare(`UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0 WHERE state = ${DEAD}`),
+    revive: db.prepare(`UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0 WHERE state = ${DEAD} AND key = ?`),
+    purge: db.prepare(`DELETE FROM inbox WHERE state = ?`),
+    anyExpired: db.prepare(`SELECT 1 FROM inbox WHERE state = ${DONE} AND due <= ? LIMIT 1`).pluck(),
+    expire: db.prepare(
+      `DELETE FROM inbox WHERE rowid IN
+         (SELECT rowid FROM inbox WHERE state = ${DONE} AND due <= ? LIMIT ${EXPIRY_BATCH})`,
+    ),
+  };
+}
+
+function listing(row: Row): InboxListing {
+  return {
+    key: row.key,
+    trigger: row.trigger,
+    state: INBOX_STATES[row.state] as InboxState,
+    receivedAt: row.received_at,
+    attempts: row.attempts,
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+    ...(row.event === null ? {} : { event: JSON.parse(row.event) }),
+    ...(row.raw_body === null ? {} : { rawBody: row.raw_body }),
+  };
+}
+
+/** Opens (or creates) the inbox in one SQLite file. */
+export function sqliteInbox(options: SqliteInboxOptions): Inbox {
+  if (!options || typeof options.path !== 'string' || options.path === '') {
+    throw new TypeError('sqliteInbox needs `path`: the database file, e.g. sqliteInbox({ path: "./.data/inbox.db" }).');
+  }
+  if (options.windowMs !== undefined && !(options.windowMs > 0)) {
+    throw new TypeError('sqliteInbox: `windowMs` must be a positive number of milliseconds.');
+  }
+  return new SqliteInbox(options);
+}
+
+type Statements = ReturnType<typeof statements>;
+
+class SqliteInbox implements Inbox {
+  readonly kind = 'sqlite';
+  readonly durable = true;
+  readonly #db: Database.Database;
+  readonly #sql: Statements;
+  readonly #batch: WriteBatch;
+  readonly #windowMs: number;
+  readonly #pollMs: number;
+  /** Workers of this process waiting for work: a local put wakes them without waiting for a poll. */
+  readonly #waiters = new Set<() => void>();
+  readonly #expiry: ReturnType<typeof setInterval>;
+  #closed = false;
+
+  constructor(options: SqliteInboxOptions) {
+    this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
+    this.#pollMs = options.pollMs ?? 100;
+    this.#db = openDatabase(options.path);
+    this.#sql = statements(this.#db);
+    this.#batch = new WriteBatch((body) => this.#db.transaction(body).immediate());
+    this.#expiry = setInterval(() => this.#expire(), EXPIRY_EVERY_MS);
+    this.#expiry.unref();
+  }
+
+  put(entry: InboxEntry): Promise<PutResult> {
+    const event = JSON.stringify(entry.event);
+    const { key, trigger, receivedAt, rawBody } = entry;
+    return this.#write(() => {
+      const changes = this.#sql.put.run({ key, trigger, receivedAt, event, rawBody, now: Date.now() }).changes;
+      return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
+    }).then((result) => {
+      if (result === 'stored') this.#wake();
+      return result;
+    });
+  }
+
+  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      if (this.#closed) throw new Error('The SQLite inbox is closed.');
+      // A read first: claiming is a write, and an idle worker should not commit empty transactions.
+      if (this.#sql.anyDue.get(Date.now())) {
+        const claim = await this.#takeOne(leaseMs);
+        if (claim) return claim;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted) return undefined;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.#waiters.delete(done);
+          resolve();
+        };
+        this.#waiters.add(done);
+        pause(Math.min(this.#pollMs, left), signal).then(done);
+      });
+    }
+  }
+
+  renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
+    return this.#write(() => this.#sql.renew.run({ key: claim.key, token: claim.token, leaseEnd: Date.now() + leaseMs }).changes > 0);
+  }
+
+  async complete(claim: InboxClaim): Promise<void> {
+    await this.#write(() => this.#sql.complete.run({ key: claim.key, token: claim.token, windowMs: this.#windowMs }));
+  }
+
+  async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
+    const params = { key: claim.key, token: claim.token, error: outcome.error };
+    if ('dead' in outcome) {
+      await this.#write(() => this.#sql.bury.run({ ...params, due: Date.now() }));
+    } else {
+      await this.#write(() => this.#sql.retryLater.run({ ...params, due: outcome.retryAt }));
+      this.#wake();
+    }
+  }
+
+  async stats(): Promise<InboxStats> {
+    const counts: InboxStats = { pending: 0, running: 0, done: 0, dead: 0 };
+    for (const { state, n } of this.#sql.counts.all(Date.now()) as { state: number; n: number }[]) {
+      counts[INBOX_STATES[state] as InboxState] = n;
+    }
+    return counts;
+  }
+
+  async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
+    return (this.#sql.list.all(stateCode(checkState(state)), limit) as Row[]).map(listing);
+  }
+
+  async retry(keys?: readonly string[]): Promise<number> {
+    const now = Date.now();
+    const { revive, reviveAll } = this.#sql;
+    const count = await this.#write(() =>
+      keys ? keys.reduce((n, key) => n + revive.run(now, key).changes, 0) : reviveAll.run(now).changes,
+    );
+    if (count > 0) this.#wake();
+    return count;
+  }
+
+  async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
+    const code = stateCode(checkState(state, false));
+    return this.#write(() => this.#sql.purge.run(code).changes);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#expiry);
+    this.#batch.flush();
+    this.#wake();
+    this.#db.close();
+  }
+
+  #write<T>(run: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('The SQLite inbox is closed.'));
+    return this.#batch.add(run);
+  }
+
+  #wake(): void {
+    for (const waiter of this.#waiters) waiter();
+  }
+
+  /** Deletes one small batch of forgotten done rows, if there are any (a cheap read decides). */
+  #expire(): void {
+    if (this.#closed || !this.#sql.anyExpired.get(Date.now())) return;
+    this.#write(() => this.#sql.expire.run(Date.now())).catch(() => undefined);
+  }
+
+  #takeOne(leaseMs: number): Promise<InboxClaim | undefined> {
+    const token = newToken();
+    return this.#write(() => {
+      const now = Date.now();
+      const row = this.#sql.claim.get({ now, leaseEnd: now + leaseMs, token }) as Row | undefined;
+      if (!row) return undefined;
+      return {
+        key: row.key,
+        trigger: row.trigger,
+        event: JSON.parse(row.event as string),
+        rawBody: row.raw_body as string,
+        receivedAt: row.received_at,
+        attempt: row.attempts,
+        token,
+      };
+    });
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * `createWorker({ inbox })`: runs the handlers for the events an inbox holds, in this process, with leases,
+ * retries (exponential backoff, full jitter) and dead events, the same for every store. Receivers with
+ * `consume: false` store events; any number of workers, here or on other machines, handle them.
+ *
+ *     const worker = createWorker({ inbox: redisInbox({ url }), concurrency: 16 })
+ *       .on('message_sent', async (event, { key, attempt }) => { ... })
+ *       .onError((error) => log(error.code, error.attempt, error.willRetry))
+ *       .start();
+ *     process.on('SIGTERM', () => worker.close());
+ *
+ * The loop itself lives beside the receiver's dispatch (src/receive/consume.ts), because
+ * `createWebhooks({ inbox })` runs the same loop in the receiving process and src/receive/ imports nothing
+ * of src/inbox/ but its port.
+ */
+import { createConsumer, type Worker, type WorkerOptions } from '../receive/index.js';
+
+export type { Worker, WorkerOptions };
+
+export function createWorker(options: WorkerOptions): Worker {
+  return createConsumer(options);
+}

@@ -1,0 +1,54 @@
+/**
+ * Storing a delivery before it is answered. A key counts as seen only once its put committed: a repeat that
+ * arrives while the first put of its key is in flight waits for that put's outcome, then asks the inbox
+ * itself (a duplicate if the first was stored, stored now if it failed). Nobody waits past the commit
+ * timeout: the platform gives up after about 2 s, and a 503 lets it send again.
+ */
+import type { Inbox, InboxEntry, PutResult } from '../inbox/port.js';
+
+export class CommitTimeout extends Error {
+  constructor(ms: number) {
+    super(`The inbox did not commit within ${ms} ms.`);
+  }
+}
+
+export class Commits {
+  /** The latest put per key still in flight, across every inbox this receiver writes to. */
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+  readonly #timeoutMs: number;
+
+  constructor(commitTimeoutMs: number) {
+    this.#timeoutMs = commitTimeoutMs;
+  }
+
+  /** Resolves once committed (or found a duplicate); rejects on failure or after the commit timeout. */
+  store(inbox: Inbox, entry: InboxEntry): Promise<PutResult> {
+    const { key } = entry;
+    const earlier = this.#inFlight.get(key);
+    const put = earlier ? earlier.then(() => inbox.put(entry)) : inbox.put(entry);
+    const tracked = put.catch(() => undefined);
+    this.#inFlight.set(key, tracked);
+    void tracked.then(() => {
+      if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
+    });
+    return this.#within(put);
+  }
+
+  #within(put: Promise<PutResult>): Promise<PutResult> {
+    const ms = this.#timeoutMs;
+    if (!(ms > 0 && ms !== Infinity)) return put;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new CommitTimeout(ms)), ms);
+      put.then(
+        (result) => {
+          clearTimeout(timer);
+          resolve(result);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The worker loop over an Inbox: claim an entry with a lease, run its handlers, then complete it, or fail it
+ * with a retry time (backoff with full jitter) or as dead after its last attempt. It knows the inbox only
+ * through the port, so one loop drives every store. `createWorker` (src/inbox/worker.ts) and
+ * `createWebhooks({ inbox })` (consuming in the receiving process) both run it.
+ */
+import { isKnownTrigger } from '../events/index.js';
+import { pause, type Inbox, type InboxClaim } from '../inbox/port.js';
+import { Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
+import { ConfigurationError, WebhookError } from './errors.js';
+import { registrationMethods, type HandlerRegistry } from './handlers.js';
+import { consoleLogger, type WebhookLogger } from './logger.js';
+import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
+
+export interface WorkerOptions {
+  /** Where the events wait: `memoryInbox()`, `sqliteInbox(...)`, `redisInbox(...)`. */
+  inbox: Inbox;
+  /** How many events run at once. Default 8. */
+  concurrency?: number;
+  /** Default `{ attempts: 5, minDelayMs: 1000, maxDelayMs: 300000 }`. */
+  retry?: RetryOptions;
+  /**
+   * How long a claimed event is this worker's before another may take it (renewed while its handlers run):
+   * after a crash, the event runs again this long after it was last renewed. Default 30 000 ms.
+   */
+  leaseMs?: number;
+  /** A handler still running after this long counts as failed (and is retried). Default 30 000 ms. */
+  handlerTimeoutMs?: number;
+  /** pino-compatible. Default: warnings and errors on the console. */
+  logger?: WebhookLogger;
+}
+
+export interface Worker extends HandlerRegistry {
+  /** Starts taking events from the inbox. */
+  start(): this;
+  /** Stops taking events, waits for the running ones to finish (or time out), then resolves. */
+  close(): Promise<void>;
+}
+
+/** How long an idle claim waits before looking again; short enough for close() to be prompt. */
+const IDLE_WAIT_MS = 1000;
+const INBOX_DOWN_PAUSE_MS = 1000;
+
+interface Settings {
+  inbox: Inbox;
+  concurrency: number;
+  policy: RetryPolicy;
+  leaseMs: number;
+  handlerTimeoutMs: number;
+  logger: WebhookLogger;
+}
+
+export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inbox?: Inbox }): void {
+  const { concurrency, leaseMs, handlerTimeoutMs, inbox } = options;
+  if (!inbox || typeof inbox.claim !== 'function' || typeof inbox.put !== 'function') {
+    throw new ConfigurationError('inbox', 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+  }
+  if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency >= 1)) {
+    throw new ConfigurationError('concurrency', '`concurrency` must be a whole number, at least 1.');
+  }
+  if (leaseMs !== undefined && !(leaseMs >= 10)) {
+    throw new ConfigurationError('leaseMs', '`leaseMs` must be at least 10 milliseconds.');
+  }
+  if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
+    throw new ConfigurationError('handlerTimeoutMs', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
+  }
+  retryPolicy(options.retry);
+}
+
+/** Runs handlers for the events of an inbox. Registers handlers on `dispatcher` (a receiver shares its own). */
+export class Consumer {
+  readonly #settings: Settings;
+  readonly #dispatcher: Dispatcher;
+  #stop?: AbortController;
+  #loops?: Promise<void>;
+
+  constructor(settings: Settings, dispatcher: Dispatcher) {
+    this.#settings = settings;
+    this.#dispatcher = dispatcher;
+  }
+
+  start(): void {
+    if (this.#loops) return;
+    const stop = (this.#stop = new AbortController());
+    const loops = Array.from({ length: this.#settings.concurrency }, () => this.#loop(stop.signal));
+    this.#loops = Promise.all(loops).then(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.#stop?.abort();
+    await this.#loops;
+    this.#loops = undefined;
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
+    const { inbox, leaseMs, logger } = this.#settings;
+    while (!signal.aborted) {
+      let claim: InboxClaim | undefined;
+      try {
+        claim = await inbox.claim({ leaseMs, waitMs: IDLE_WAIT_MS, signal });
+      } catch (cause) {
+        if (signal.aborted) break;
+        logger.error?.({ inbox: inbox.kind, reason: String(cause) }, 'Could not claim an event from the inbox; trying again.');
+        await pause(INBOX_DOWN_PAUSE_MS, signal);
+        continue;
+      }
+      if (claim) await this.#run(claim);
+    }
+  }
+
+  async #run(claim: InboxClaim): Promise<void> {
+    const { policy } = this.#settings;
+    const { event, rawBody, key, attempt, receivedAt } = claim;
+    if (attempt > policy.attempts) return this.#buryInterrupted(claim);
+    const context: HandlerContext = { key, attempt, receivedAt };
+    const stopRenewing = this.#renewWhileRunning(claim);
+    let outcome: Outcome;
+    try {
+      const known = isKnownTrigger(event.trigger);
+      outcome = await this.#dispatcher.dispatch(event, known, rawBody, this.#settings.handlerTimeoutMs, context, false);
+    } finally {
+      stopRenewing();
+    }
+    if (outcome.length === 0) return this.#store('complete', () => this.#settings.inbox.complete(claim));
+
+    const willRetry = attempt < policy.attempts;
+    const error = outcome.map((failure) => failure.message).join('\n');
+    const retryAt = Date.now() + backoffDelay(attempt, policy);
+    await this.#store('fail', () => this.#settings.inbox.fail(claim, willRetry ? { retryAt, error } : { dead: true, error }));
+    for (const failure of outcome) {
+      const details = { cause: failure.cause, event, rawBody, key, attempt, willRetry };
+      await this.#dispatcher.report(new WebhookError(failure.code, failure.message, details));
+    }
+  }
+
+  /** An event whose last attempt was cut off (its process died, its lease ran out): dead, and reported. */
+  async #buryInterrupted(claim: InboxClaim): Promise<void> {
+    const { event, rawBody, key, attempt } = claim;
+    const message = `The handlers of a "${event.trigger}" event were cut off on its last attempt (the process running them stopped); it is dead.`;
+    await this.#store('fail', () => this.#settings.inbox.fail(claim, { dead: true, error: message }));
+    await this.#dispatcher.report(
+      new WebhookError('handler_interrupted', message, { event, rawBody, key, attempt: attempt - 1, willRetry: false }),
+    );
+  }
+
+  /** Keeps the lease while handlers run, so only a dead process loses it. Returns the stop function. */
+  #renewWhileRunning(claim: InboxClaim): () => void {
+    const { inbox, leaseMs, logger } = this.#settings;
+    const timer = setInterval(() => {
+      inbox.renew(claim, leaseMs).then(
+        (held) => {
+          if (!held) logger.warn?.({ key: claim.key }, 'Lost the lease of a running event: another worker may run it too.');
+        },
+        () => undefined,
+      );
+    }, Math.max(5, Math.floor(leaseMs / 3)));
+    timer.unref?.();
+    return () => clearInterval(timer);
+  }
+
+  /** An inbox write after the handlers ran; if it fails, the lease runs out and the event runs again. */
+  async #store(what: string, write: () => Promise<void>): Promise<void> {
+    try {
+      await write();
+    } catch (cause) {
+      this.#settings.logger.error?.({ reason: String(cause) }, `Could not ${what} an event in the inbox; it will run again.`);
+    }
+  }
+}
+
+export function consumerSettings(options: WorkerOptions, logger?: WebhookLogger): Settings {
+  checkWorkerOptions(options);
+  return {
+    inbox: options.inbox,
+    concurrency: options.concurrency ?? 8,
+    policy: retryPolicy(options.retry),
+    leaseMs: options.leaseMs ?? 30_000,
+    handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
+    logger: options.logger ?? logger ?? consoleLogger,
+  };
+}
+
+/** A worker of its own: handlers registered on it run for the inbox's events once started. */
+export function createConsumer(options: WorkerOptions): Worker {
+  const settings = consumerSettings(options);
+  const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger: settings.logger });
+  const consumer = new Consumer(settings, dispatcher);
+  return {
+    ...registrationMethods<Worker>(dispatcher),
+    start() {
+      consumer.start();
+      return this;
+    },
+    close: () => consumer.close(),
+  };
+}

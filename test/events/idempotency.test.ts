@@ -1,0 +1,57 @@
+/** Idempotency keys: the documented fields per trigger, the body digest otherwise, and overrides. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { idempotencyKey, triggers, type ParsedWebhook } from '../../src/index.js';
+import { idempotencyFields } from '../../src/events/index.js';
+
+const raw = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
+const fixture = (name: string) => JSON.parse(raw(name)) as ParsedWebhook;
+
+describe('idempotencyKey', () => {
+  it.each([
+    ['message_sent', 'wh_chat_events:message_sent:1421'],
+    ['call_initiated', 'wh_chat_events:call_initiated:1440:1763699990'],
+    ['call_started', 'wh_chat_events:call_started:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763699998'],
+    ['call_participant_joined', 'wh_chat_events:call_participant_joined:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763699999'],
+    ['call_participant_left', 'wh_chat_events:call_participant_left:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763700022'],
+    ['call_ended', 'wh_chat_events:call_ended:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763700023'],
+    ['recording_generated', 'wh_chat_events:recording_generated:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763700000'],
+  ])('%s uses the documented fields', (trigger, key) => {
+    expect(idempotencyKey(fixture(trigger), raw(trigger))).toBe(key);
+  });
+
+  it('every trigger with documented fields gets a field key from its fixture; every key starts with webhook and trigger', () => {
+    for (const trigger of triggers) {
+      const key = idempotencyKey(fixture(trigger), raw(trigger));
+      expect(key.startsWith(`wh_chat_events:${trigger}:`)).toBe(true);
+      expect(key.includes(':#')).toBe(!(trigger in idempotencyFields));
+    }
+  });
+
+  it('events sharing a message id but not a trigger get different keys (a receipt is not the message)', () => {
+    const sent = fixture('message_sent');
+    const receipt = fixture('message_read_receipt');
+    expect(idempotencyKey(sent)).not.toBe(idempotencyKey(receipt));
+  });
+
+  it('other triggers: a digest of the exact body, so a one-byte difference is another key', () => {
+    const body = raw('group_created');
+    const event = fixture('group_created');
+    expect(idempotencyKey(event, body)).toBe(idempotencyKey(event, body));
+    expect(idempotencyKey(event, body)).not.toBe(idempotencyKey(event, body.replace('{', '{ ')));
+    expect(idempotencyKey(event, new TextEncoder().encode(body))).toBe(idempotencyKey(event, body));
+  });
+
+  it('falls back to the body when a documented field is missing, and reads numeric-string ids as the same key', () => {
+    const event = fixture('call_initiated') as ParsedWebhook & { data: { call: Record<string, unknown> } };
+    const numeric = { ...event, data: { ...event.data, call: { ...event.data.call, id: 1440 } } } as ParsedWebhook;
+    expect(idempotencyKey(numeric)).toBe(idempotencyKey(event));
+    const missing = { ...event, data: { ...event.data, call: { ...event.data.call, sentAt: undefined } } } as ParsedWebhook;
+    expect(idempotencyKey(missing)).toMatch(/^wh_chat_events:call_initiated:#/);
+  });
+
+  it('an unknown trigger named like an Object method still gets a body key', () => {
+    const event = { trigger: 'constructor', data: {} } as ParsedWebhook;
+    expect(idempotencyKey(event, '{}')).toMatch(/^:constructor:#/);
+  });
+});
