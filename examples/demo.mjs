@@ -9,20 +9,12 @@ const port = Number(process.env.PORT ?? 3000);
 const username = process.env.WEBHOOK_USERNAME ?? 'demo';
 const password = process.env.WEBHOOK_PASSWORD ?? 'demo-password';
 
-/** Prints the receiver's own notes: a repeated delivery is logged at debug level, which is what we show. */
-const logger = {
-  debug: (fields, message) => {
-    if (message?.startsWith('Ignored a repeated delivery')) {
-      console.log(`duplicate   ${fields.trigger}: a repeat of a delivery already received; handlers not run again`);
-    }
-  },
-  warn: (fields, message) => console.warn(`warning     ${message}`, fields),
-  error: (fields, message) => console.error(`error       ${message}`, fields),
-};
-
-const webhooks = createWebhooks({ auth: { username, password }, logger });
+const webhooks = createWebhooks({ auth: { username, password } });
 
 webhooks.onAny((event) => console.log(`received    ${event.trigger}: ${summary(event)}`));
+webhooks.onDuplicate((event, { key }) =>
+  console.log(`duplicate   ${event.trigger}: a repeat of a delivery already received (key ${key}); handlers not run again`),
+);
 webhooks.onError((error) => console.log(`refused     ${error.status ?? ''} ${error.code}: ${error.message}`));
 
 /** One line about an event: the message text where there is one, else the start of its data. */

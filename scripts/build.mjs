@@ -45,3 +45,9 @@ if (missing.length) {
   console.error(`package.json exports names files the build did not emit: ${missing.join(', ')}`);
   process.exit(1);
 }
+
+// The CLI is a command, not an import path: its declarations would ship for nothing.
+const cli = new URL('dist/src/cli/', root);
+if (existsSync(cli)) {
+  for (const file of readdirSync(cli, { recursive: true })) if (String(file).endsWith('.d.ts')) rmSync(new URL(String(file), cli));
+}

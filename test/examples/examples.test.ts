@@ -56,7 +56,7 @@ describe('examples/demo.mjs (npm start)', () => {
     await demo.waitFor('duplicate   message_sent');
     expect((await post('wrong')).status).toBe(401);
     await demo.waitFor('refused     401 unauthorized');
-    expect(demo.output().match(/received /g)).toHaveLength(1);
+    expect(demo.output().match(/^received /gm)).toHaveLength(1);
 
     demo.child.kill('SIGTERM');
     const [code] = await once(demo.child, 'exit');

@@ -1,0 +1,106 @@
+/**
+ * Kill-in-the-middle runs (issue 11, deliverable 7), each in real processes from the built package:
+ * - SQLite: one receiver (consuming in process) takes 5 000 distinct events plus 500 repeats from 50
+ *   concurrent senders over loopback, is killed with SIGKILL at about 40 % acknowledged, and restarts;
+ * - Redis: two receivers (`consume: false`) behind the senders and two workers; one receiver and one
+ *   worker are killed with SIGKILL midway and stay dead.
+ * The senders re-send only what was not answered 200. Every acknowledged event must be handled; each
+ * event's handler completes once, except those running at a kill (at most `concurrency` re-runs each).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startRedis, type RedisServer } from '../support/redis-server.js';
+import { deliveries, kill, sendAll, start, tally, untilHandled, type Proc } from './harness.js';
+
+const root = new URL('../../', import.meta.url);
+const CONCURRENCY = 8;
+const DISTINCT = 5000;
+let dir: string;
+const running: Proc[] = [];
+
+beforeAll(() => {
+  // CI builds before testing; a local run on a fresh clone builds here.
+  if (!existsSync(new URL('dist/src/inbox/sqlite.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
+  dir = mkdtempSync(join(tmpdir(), 'inbox-crash-'));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(running.map((proc) => kill(proc)));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function launch(env: Record<string, string>): Promise<Proc> {
+  const proc = await start(env);
+  running.push(proc);
+  return proc;
+}
+
+describe('crash: nothing acknowledged is lost', () => {
+  it('SQLite: a receiver killed with SIGKILL at ~40 % acknowledged, restarted', async () => {
+    const port = await freePort();
+    const env = {
+      ROLE: 'receiver',
+      STORE: 'sqlite',
+      DB: join(dir, 'crash.sqlite'),
+      PORT: String(port),
+      CONSUME: '1',
+      CONCURRENCY: String(CONCURRENCY),
+      LEASE_MS: '1000',
+      HANDLED: join(dir, 'sqlite-handled.txt'),
+    };
+    let receiver = await launch(env);
+    let restarted: Promise<void> | undefined;
+    const stats = await sendAll(deliveries(DISTINCT), () => `http://127.0.0.1:${port}/`, (progress) => {
+      if (!restarted && progress.acked.size >= DISTINCT * 0.4) {
+        restarted = kill(receiver).then(async () => {
+          receiver = await launch(env);
+        });
+      }
+    });
+    await restarted;
+    const result = tally(stats, await untilHandled(env.HANDLED, DISTINCT, 30_000), env.HANDLED);
+    console.log('sqlite crash run:', JSON.stringify(result));
+    expect(result).toMatchObject({ acknowledged: DISTINCT, handled: DISTINCT, lost: 0 });
+    expect(result.reRun).toBeLessThanOrEqual(CONCURRENCY);
+    expect(result.resent).toBeGreaterThan(0); // the kill did cut some deliveries off
+    await kill(receiver, 'SIGTERM');
+  }, 90_000);
+
+  describe('Redis', () => {
+    let redis: RedisServer;
+    beforeAll(async () => {
+      redis = await startRedis();
+    });
+    afterAll(() => redis?.stop());
+
+    it('two receivers and two workers; one of each killed with SIGKILL midway', async () => {
+      const ports = [await freePort(), await freePort()];
+      const handled = join(dir, 'redis-handled.txt');
+      const common = { STORE: 'redis', REDIS_URL: redis.url, CONCURRENCY: String(CONCURRENCY), LEASE_MS: '1000', HANDLED: handled };
+      const receivers = await Promise.all(ports.map((port) => launch({ ...common, ROLE: 'receiver', PORT: String(port), CONSUME: '0' })));
+      const workers = await Promise.all([launch({ ...common, ROLE: 'worker' }), launch({ ...common, ROLE: 'worker' })]);
+      let alive = [0, 1];
+      let spread = 0;
+      let killing: Promise<void> | undefined;
+      const stats = await sendAll(
+        deliveries(DISTINCT),
+        (attempt) => `http://127.0.0.1:${ports[alive[(spread++ + attempt) % alive.length]!]}/`,
+        (progress) => {
+          if (!killing && progress.acked.size >= DISTINCT * 0.4) {
+            alive = [1];
+            killing = Promise.all([kill(receivers[0]!), kill(workers[0]!)]).then(() => undefined);
+          }
+        },
+      );
+      await killing;
+      const result = tally(stats, await untilHandled(handled, DISTINCT, 30_000), handled);
+      console.log('redis crash run:', JSON.stringify(result));
+      expect(result).toMatchObject({ acknowledged: DISTINCT, handled: DISTINCT, lost: 0 });
+      expect(result.reRun).toBeLessThanOrEqual(CONCURRENCY);
+      await Promise.all([kill(receivers[1]!, 'SIGTERM'), kill(workers[1]!, 'SIGTERM')]);
+    }, 90_000);
+  });
+});
