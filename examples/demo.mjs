@@ -1,26 +1,29 @@
 // The demo receiver behind `npm start`: says what it received, what it refused and which deliveries were
-// repeats, so that a first try shows whether it worked. Not for production: its default credentials are
-// public. Set WEBHOOK_USERNAME, WEBHOOK_PASSWORD and PORT to change them.
+// repeats, so that a first try shows whether it worked. Each delivery is stored in a SQLite inbox under
+// ./.data/ before it is answered 200, and handled from there (it survives a restart; a repeat, even after a
+// restart, is recognized). Not for production: its default credentials are public. Set WEBHOOK_USERNAME,
+// WEBHOOK_PASSWORD, PORT and DATA_DIR to change them.
 import { createServer } from 'node:http';
+import { join, resolve } from 'node:path';
 import { createWebhooks } from 'chat-webhooks';
 import { nodeMiddleware } from 'chat-webhooks/node';
+import { sqliteInbox } from 'chat-webhooks/sqlite';
 
 const port = Number(process.env.PORT ?? 3000);
 const username = process.env.WEBHOOK_USERNAME ?? 'demo';
 const password = process.env.WEBHOOK_PASSWORD ?? 'demo-password';
+const inboxPath = resolve(process.env.DATA_DIR ?? '.data', 'demo-inbox.sqlite');
 
-/** Prints the receiver's own notes: a repeated delivery is logged at debug level, which is what we show. */
 const logger = {
-  debug: (fields, message) => {
-    if (message?.startsWith('Ignored a repeated delivery')) {
-      console.log(`duplicate   ${fields.trigger}: a repeat of a delivery already received; handlers not run again`);
-    }
-  },
   warn: (fields, message) => console.warn(`warning     ${message}`, fields),
   error: (fields, message) => console.error(`error       ${message}`, fields),
 };
 
-const webhooks = createWebhooks({ auth: { username, password }, logger });
+const inbox = sqliteInbox({ path: inboxPath });
+const webhooks = createWebhooks({ auth: { username, password }, logger, inbox });
+webhooks.onDuplicate((event, { key }) =>
+  console.log(`duplicate   ${event.trigger}: a repeat of a delivery already stored (key ${key}); handlers not run again`),
+);
 
 webhooks.onAny((event) => console.log(`received    ${event.trigger}: ${summary(event)}`));
 webhooks.onError((error) => console.log(`refused     ${error.status ?? ''} ${error.code}: ${error.message}`));
@@ -53,6 +56,7 @@ server.listen(port, '127.0.0.1', () => {
   const url = `http://127.0.0.1:${server.address().port}/webhooks`;
   console.log(`chat-webhooks demo receiver on ${url} (Ctrl-C to stop)`);
   console.log(`Basic auth: username "${username}", password "${password}"`);
+  console.log(`Deliveries are stored in ${inboxPath} before the 200 (a SQLite inbox; delete it to start afresh)`);
   console.log('Send it a delivery from another terminal (twice, to see the repeat recognized):');
   console.log(`  curl -u '${username}:${password}' -H 'Content-Type: application/json' -d '${sample}' ${url}`);
 });
@@ -65,6 +69,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
     stopping = true;
     server.close();
     const { abandoned } = await webhooks.close({ timeoutMs: 5000 });
+    await inbox.close();
     console.log(`stopped (${abandoned} event(s) abandoned)`);
     process.exit(0);
   });

@@ -71,7 +71,8 @@ export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inb
 export class Consumer {
   readonly #settings: Settings;
   readonly #dispatcher: Dispatcher;
-  #stop?: AbortController;
+  /** One per loop: a signal shared by every loop would collect more abort listeners than Node's warning allows. */
+  #stops: AbortController[] = [];
   #loops?: Promise<void>;
 
   constructor(settings: Settings, dispatcher: Dispatcher) {
@@ -81,13 +82,12 @@ export class Consumer {
 
   start(): void {
     if (this.#loops) return;
-    const stop = (this.#stop = new AbortController());
-    const loops = Array.from({ length: this.#settings.concurrency }, () => this.#loop(stop.signal));
-    this.#loops = Promise.all(loops).then(() => undefined);
+    this.#stops = Array.from({ length: this.#settings.concurrency }, () => new AbortController());
+    this.#loops = Promise.all(this.#stops.map((stop) => this.#loop(stop.signal))).then(() => undefined);
   }
 
   async close(): Promise<void> {
-    this.#stop?.abort();
+    for (const stop of this.#stops) stop.abort();
     await this.#loops;
     this.#loops = undefined;
   }

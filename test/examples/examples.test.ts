@@ -3,8 +3,10 @@
  * repeat, refuses a wrong password, stops on SIGTERM and answers a busy port with one line; the Lambda
  * example shows a 200 and a 401.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +41,10 @@ afterEach(() => {
 
 describe('examples/demo.mjs (npm start)', () => {
   it('prints each delivery, recognizes the repeat, refuses a wrong password and stops on SIGTERM', async () => {
-    const demo = run('examples/demo.mjs', { PORT: '0' });
+    const data = mkdtempSync(join(tmpdir(), 'demo-data-'));
+    const demo = run('examples/demo.mjs', { PORT: '0', DATA_DIR: data });
     await demo.waitFor('curl ');
+    expect(demo.output()).toContain(`stored in ${join(data, 'demo-inbox.sqlite')} before the 200`);
     const url = /on (http:\/\/127\.0\.0\.1:\d+\/webhooks)/.exec(demo.output())?.[1];
     const body = /-d '([^']+)'/.exec(demo.output())?.[1];
     expect(url).toBeDefined();
@@ -56,12 +60,28 @@ describe('examples/demo.mjs (npm start)', () => {
     await demo.waitFor('duplicate   message_sent');
     expect((await post('wrong')).status).toBe(401);
     await demo.waitFor('refused     401 unauthorized');
-    expect(demo.output().match(/received /g)).toHaveLength(1);
+    expect(demo.output().match(/^received /gm)).toHaveLength(1);
 
     demo.child.kill('SIGTERM');
     const [code] = await once(demo.child, 'exit');
     expect(code).toBe(0);
     expect(demo.output()).toContain('stopped');
+
+    // Restarted on the same inbox: the delivery is still known, so sending it again is a duplicate.
+    const again = run('examples/demo.mjs', { PORT: '0', DATA_DIR: data });
+    await again.waitFor('curl ');
+    const url2 = /on (http:\/\/127\.0\.0\.1:\d+\/webhooks)/.exec(again.output())?.[1];
+    const repeat = await fetch(url2!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}` },
+      body,
+    });
+    expect(repeat.status).toBe(200);
+    await again.waitFor('duplicate   message_sent');
+    expect(again.output()).not.toContain('received ');
+    again.child.kill('SIGTERM');
+    await once(again.child, 'exit');
+    rmSync(data, { recursive: true, force: true });
   });
 
   it('answers a busy port with one line and exit code 1', async () => {
@@ -69,7 +89,7 @@ describe('examples/demo.mjs (npm start)', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const demo = run('examples/demo.mjs', { PORT: String(port) });
+      const demo = run('examples/demo.mjs', { PORT: String(port), DATA_DIR: mkdtempSync(join(tmpdir(), 'demo-data-')) });
       const [code] = await once(demo.child, 'exit');
       expect(code).toBe(1);
       expect(demo.output().trim().split('\n')).toEqual([
@@ -78,6 +98,23 @@ describe('examples/demo.mjs (npm start)', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it.skipIf(spawnSync('curl', ['--version']).status !== 0)("accepts the README's curl line, run from another folder", async () => {
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    const line = /```sh\n(curl -u demo:demo-password[\s\S]*?)```/.exec(readme)?.[1];
+    expect(line).toBeDefined();
+    const data = mkdtempSync(join(tmpdir(), 'demo-data-'));
+    const demo = run('examples/demo.mjs', { PORT: '0', DATA_DIR: data });
+    await demo.waitFor('curl ');
+    const port = /127\.0\.0\.1:(\d+)\/webhooks/.exec(demo.output())?.[1];
+    const command = line!.replace('127.0.0.1:3000', `127.0.0.1:${port}`);
+    const curl = spawnSync('sh', ['-c', `${command.trim()} -s -w ' %{http_code}'`], { cwd: tmpdir(), encoding: 'utf8' });
+    expect(curl.stdout).toBe('OK 200');
+    await demo.waitFor('received    message_sent: alice → bob: Hello from curl');
+    demo.child.kill('SIGTERM');
+    await once(demo.child, 'exit');
+    rmSync(data, { recursive: true, force: true });
   });
 
   it('is what npm start runs, in the foreground (exec: a signal reaches the server, no orphan)', () => {

@@ -1,0 +1,47 @@
+/**
+ * One receiver per process for bench/inboxes.mjs: `node bench/inbox-server.mjs <memory|sqlite|redis> <consume|receive>`, with
+ * INBOX_DB (SQLite file, one per process) or REDIS_URL in the environment. node:http + nodeMiddleware + createWebhooks with
+ * that inbox and an in-process worker (the one-process deployment), a handler that counts.
+ * Says `{ type: 'ready', port }`; answers `{ type: 'stats' }` with the handler count and the inbox's stats
+ * (so the parent can check that every acknowledged event was stored), `{ type: 'exit' }` closes.
+ */
+import http from 'node:http';
+import { CREDENTIALS, PATH } from './lib/payloads.mjs';
+
+const [kind, mode = 'consume'] = process.argv.slice(2);
+const { createWebhooks, memoryInbox } = await import('chat-webhooks');
+const { nodeMiddleware } = await import('chat-webhooks/node');
+
+async function openInbox() {
+  if (kind === 'memory') return memoryInbox({ maxKeys: 100_000 });
+  if (kind === 'sqlite') return (await import('chat-webhooks/sqlite')).sqliteInbox({ path: process.env.INBOX_DB });
+  if (kind === 'redis') return (await import('chat-webhooks/redis')).redisInbox({ url: process.env.REDIS_URL, prefix: `bench-${process.pid}` });
+  throw new Error(`unknown inbox ${kind}`);
+}
+
+const inbox = await openInbox();
+let handled = 0;
+const errorCodes = {};
+// 'consume': one process receives and handles (in-process worker); 'receive': consume: false, as receivers
+// behind which workers run elsewhere.
+const consume = mode === 'consume';
+const webhooks = createWebhooks({ auth: CREDENTIALS, inbox, consume, logger: { warn() {}, error() {} }, worker: { concurrency: 16 } });
+webhooks.on('message_sent', () => void (handled += 1));
+webhooks.onError((error) => void (errorCodes[error.code] = (errorCodes[error.code] ?? 0) + 1));
+
+const middleware = nodeMiddleware(webhooks, { path: PATH });
+const server = http.createServer(middleware);
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: server.address().port }));
+
+process.on('message', async (message) => {
+  if (message?.type === 'stats') {
+    process.send({ id: message.id, handled, errorCodes, inbox: await inbox.stats(), rss: process.memoryUsage().rss });
+  } else if (message?.type === 'exit') {
+    server.close();
+    await webhooks.close({ timeoutMs: 2000 });
+    await inbox.close();
+    process.exit(0);
+  }
+});
+process.on('disconnect', () => process.exit(0));
