@@ -124,6 +124,9 @@ class RedisInbox implements Inbox {
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 50;
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
+    // Without a listener BullMQ prints every connection error with its stack on the console; the commands
+    // that fail reject, and that is where an error is reported.
+    this.#queue.on('error', () => undefined);
   }
 
   put(entry: InboxEntry): Promise<PutResult> {
