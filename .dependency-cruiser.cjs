@@ -43,6 +43,16 @@ module.exports = {
       to: { path: ours, pathNot: '^src/platform/' },
     },
     {
+      name: 'node-builtins-only-in-platform',
+      severity: 'error',
+      comment:
+        'The core runs on Workers, Deno and Bun too: node:* (and Buffer-based packages) only behind #platform, ' +
+        'whose package.json "imports" conditions pick src/platform/node.ts or web.ts. The SQLite inbox is ' +
+        'Node-only by nature (better-sqlite3, a file path).',
+      from: { path: '^src/(events|receive|inbox|api)/', pathNot: '^src/inbox/sqlite\\.ts$' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
       name: 'receive-imports-events-platform-inbox-port',
       severity: 'error',
       comment: 'src/receive/ builds on events and platform, and knows the inbox only through its port.',
@@ -127,7 +137,8 @@ module.exports = {
     exclude: { path: '\\.test\\.ts$' },
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
-      conditionNames: ['import', 'types', 'default'],
+      // chat-webhooks-source: #platform resolves to src/platform/node.ts, as for tsc (tsconfig.json customConditions).
+      conditionNames: ['chat-webhooks-source', 'import', 'types', 'default'],
       exportsFields: ['exports'],
       mainFields: ['module', 'main', 'types'],
     },

@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  resolve: {
+    // The sources' runtime seam, as tsconfig.json's customConditions resolves it (package.json "imports").
+    alias: { '#platform': fileURLToPath(new URL('src/platform/node.ts', import.meta.url)) },
+  },
   test: {
     include: ['src/**/*.test.ts', 'adapters/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,

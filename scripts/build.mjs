@@ -4,6 +4,8 @@
 // cannot require() an ES module.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { cjsPath, entryPoints } from './exports.mjs';
 
 const root = new URL('../', import.meta.url);
@@ -13,10 +15,29 @@ const compile = (project) => execFileSync(tsc, ['-p', project], { cwd: root, std
 rmSync(new URL('dist', root), { recursive: true, force: true });
 compile('tsconfig.build.json');
 compile('tsconfig.cjs.json');
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 // Files under dist/cjs/ are CommonJS whatever the package's "type" says.
 writeFileSync(new URL('dist/cjs/package.json', root), '{ "type": "commonjs" }\n');
+linkPlatform(new URL('dist/cjs/', root));
 
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+/**
+ * The CommonJS files' package scope is dist/cjs/package.json, where a package's `imports` would be ignored
+ * (publint), so their `require("#platform")` is written as the relative path to Node's side: the CommonJS
+ * build is what Node's `require` loads; bundlers for Workers and browsers take the ES modules.
+ */
+function linkPlatform(dir) {
+  const target = new URL('src/platform/node.js', dir);
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
+    const file = join(entry.parentPath ?? entry.path, entry.name);
+    const text = readFileSync(file, 'utf8');
+    if (!text.includes('require("#platform")')) continue;
+    let path = relative(dirname(file), fileURLToPath(target)).split(sep).join('/');
+    if (!path.startsWith('.')) path = `./${path}`;
+    writeFileSync(file, text.replaceAll('require("#platform")', `require(${JSON.stringify(path)})`));
+  }
+}
+
 const missing = entryPoints(pkg)
   .flatMap(([, esm]) => [esm, cjsPath(esm)])
   .filter((file) => !existsSync(new URL(file, root)));

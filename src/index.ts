@@ -48,7 +48,7 @@ export type {
   Worker,
   WorkerOptions,
 } from './receive/index.js';
-export { triggers, isKnownTrigger, registry } from './events/index.js';
+export { triggers, isKnownTrigger, registry, idempotencyFields } from './events/index.js';
 export type {
   CallEntity,
   Connection,

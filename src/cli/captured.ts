@@ -3,6 +3,7 @@
  * validation verdict, the idempotency key and whether it repeats an earlier delivery. One record is one
  * NDJSON line of `listen --json`, one entry of the live page, and one delivery for `replay`.
  */
+import type { ParsedWebhook } from '../index.js';
 import { keyFields } from './describe.js';
 import { verdictOf, type Issue } from './issues.js';
 import { deliveryKey } from './keys.js';
@@ -48,19 +49,31 @@ const REFUSAL_CODES: Record<number, string> = {
   503: 'unavailable',
 };
 
-/** Turns arrivals into records, remembering the keys of accepted deliveries to recognise repeats. */
+/**
+ * Turns arrivals into records. Repeats are recognised as the receiver's inbox recognises them: by the same
+ * key function, over the same window, counting only deliveries it stored (valid or unknown, not invalid).
+ */
 export class Recorder {
   #seq = 0;
-  readonly #seen = new Set<string>();
+  /** Key → when it was stored. */
+  readonly #seen = new Map<string, number>();
+
+  constructor(private readonly windowMs: number) {}
+
+  #repeats(key: string, now: number): boolean {
+    const stored = this.#seen.get(key);
+    if (stored !== undefined && now - stored < this.windowMs) return true;
+    this.#seen.set(key, now);
+    return false;
+  }
 
   record(arrival: Arrival): Captured {
     const verdict = verdictOf(arrival.rawBody);
     const accepted = arrival.status >= 200 && arrival.status < 300;
     const trigger = verdict.trigger;
     const event = verdict.event;
-    const key = trigger !== undefined && accepted ? deliveryKey(trigger, arrival.rawBody) : undefined;
-    const duplicate = key !== undefined && this.#seen.has(key);
-    if (key !== undefined) this.#seen.add(key);
+    const key = event !== undefined && accepted ? deliveryKey(event as unknown as ParsedWebhook, arrival.rawBody) : undefined;
+    const duplicate = key !== undefined && verdict.valid && this.#repeats(key, Date.now());
     const base = {
       seq: ++this.#seq,
       receivedAt: new Date().toISOString(),

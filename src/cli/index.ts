@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_FAILED, EXIT_USAGE } from './errors.js';
+import { inboxCommand } from './inbox.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
 import { sendCommand } from './send.js';
@@ -34,7 +35,7 @@ Examples:
   $ chat-webhooks send message_sent --url http://localhost:3000/
   $ chat-webhooks <command> --help`,
     );
-  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand()]) {
+  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand(), inboxCommand()]) {
     program.addCommand(command);
   }
   // Commander exits by itself unless told not to; every command must be told, since addCommand copies nothing.

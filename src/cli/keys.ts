@@ -1,16 +1,16 @@
 /**
- * The idempotency key the CLI shows for a delivery.
- * TODO(lead): another helper adds `idempotencyKey(event, rawBody?)` (and the fields it reads per trigger) to
- * `chat-webhooks`; once that is on main, use it here instead of this local SHA-256 of the raw body, and let
- * `triggers` list its per-trigger fields.
+ * Idempotency keys as the CLI shows them: the package's own `idempotencyKey` (the documented fields of the
+ * trigger, else a digest of the exact body), and what each trigger's key is made of.
  */
-import { createHash } from 'node:crypto';
+import { idempotencyFields, idempotencyKey, type ParsedWebhook } from '../index.js';
 
-export function deliveryKey(trigger: string, rawBody: string | Uint8Array): string {
-  return `${trigger}:${createHash('sha256').update(rawBody).digest('hex').slice(0, 32)}`;
+export function deliveryKey(event: ParsedWebhook, rawBody: string): string {
+  return idempotencyKey(event, rawBody);
 }
 
-/** What the key of a trigger's deliveries is made of. */
-export function keyFieldsOf(_trigger: string): string[] {
-  return ['sha-256 of the raw body'];
+/** What the key of a trigger's deliveries is made of: `data.` paths, or the body's digest. */
+export function keyFieldsOf(trigger: string): string[] {
+  const paths = Object.hasOwn(idempotencyFields, trigger) ? idempotencyFields[trigger] : undefined;
+  if (!paths) return ['sha-256 of the exact body'];
+  return paths.map((path) => `data.${path.join('.')}`);
 }

@@ -9,7 +9,7 @@ import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { nodeMiddleware } from '../../adapters/node/index.js';
-import { createWebhooks } from '../index.js';
+import { createWebhooks, memoryInbox } from '../index.js';
 import { Recorder, type Captured } from './captured.js';
 import { EXIT_OK, failure } from './errors.js';
 import { Output } from './output.js';
@@ -22,6 +22,9 @@ import { authOptions } from './shared-options.js';
 
 /** How long a refused request's body may take to arrive after the answer before it is recorded as it is. */
 const BODY_GRACE_MS = 250;
+
+/** How long a key counts as seen (the memory inbox's default). */
+const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 
 interface ListenOptions {
   port: number;
@@ -100,10 +103,15 @@ function waitForSignal(): Promise<void> {
 export async function listen(options: ListenOptions): Promise<number> {
   const auth = credentialsFrom(options);
   const output = new Output({ json: options.json === true });
+  // An inbox makes the receiver recognise repeats by idempotency key (as a durable one would), not by bytes.
   // Refusals and invalid payloads are shown from each delivery's record: the package's own log would repeat them.
-  const webhooks = createWebhooks({ auth: auth ?? false, logger: {} });
+  const webhooks = createWebhooks({
+    auth: auth ?? false,
+    inbox: memoryInbox({ windowMs: DUPLICATE_WINDOW_MS }),
+    logger: {},
+  });
   const middleware = nodeMiddleware(webhooks);
-  const recorder = new Recorder();
+  const recorder = new Recorder(DUPLICATE_WINDOW_MS);
   const feed = new LiveFeed();
 
   async function received(req: IncomingMessage, arrival: () => Promise<{ rawBody: string; answer: string }>, res: ServerResponse) {
@@ -130,7 +138,14 @@ export async function listen(options: ListenOptions): Promise<number> {
     middleware(req, res);
     void received(req, arrival, res);
   });
-  const address = await startServer(server, options);
+  let address: AddressInfo;
+  try {
+    address = await startServer(server, options);
+  } catch (error) {
+    // The receiver's in-process worker would keep the process alive after the error.
+    await webhooks.close({ timeoutMs: 0 });
+    throw error;
+  }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const base = `http://${host}:${address.port}/`;
   output.note(

@@ -21,7 +21,12 @@ export function printDelivery(output: Output, record: Captured): void {
   if (record.answer && record.verdict === 'refused' && record.issues.length === 0) output.line(`    answer: ${record.answer}`);
   for (const issue of record.issues) output.line(`    ${color.red(formatIssue(issue))}`);
   if (record.key) {
-    const repeat = record.duplicate ? color.yellow('duplicate: handlers not run again') : 'first delivery';
+    const repeat =
+      record.verdict === 'invalid'
+        ? 'not stored: invalid'
+        : record.duplicate
+          ? color.yellow('duplicate: handlers not run again')
+          : 'first delivery';
     output.line(`    ${color.dim(`key ${record.key}`)} · ${repeat}`);
   }
   if (record.forward) {

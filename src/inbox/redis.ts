@@ -29,7 +29,7 @@
  */
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { digest } from '../platform/digest.js';
+import { sha256Base64 } from '#platform';
 import {
   checkState,
   DEFAULT_DURABLE_WINDOW_MS,
@@ -78,7 +78,7 @@ interface JobData {
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
 
 /** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
-const hashOf = (key: string): string => digest('sha256', key, 'base64');
+const hashOf = (key: string): string => sha256Base64(key);
 const jobIdOf = (key: string): string => `k_${hashOf(key)}`;
 
 function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
@@ -124,6 +124,9 @@ class RedisInbox implements Inbox {
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 50;
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
+    // Without a listener BullMQ prints every connection error with its stack on the console; the commands
+    // that fail reject, and that is where an error is reported.
+    this.#queue.on('error', () => undefined);
   }
 
   put(entry: InboxEntry): Promise<PutResult> {

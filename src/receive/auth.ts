@@ -1,10 +1,10 @@
 /**
  * HTTP Basic authentication of deliveries (spec 2.6 and 5: `useBasicAuth`, `username`, `password`).
  *
- * Why this is constant time: the header is parsed by `basic-auth` (scheme case-insensitive, base64 decoded
- * as UTF-8, split at the first colon), then the user name and password are each reduced to a SHA-256
+ * Why this is constant time: the header is parsed (basic-credentials.ts: scheme case-insensitive, base64
+ * decoded as UTF-8, split at the first colon), then the user name and password are each reduced to a SHA-256
  * digest keyed with a secret drawn on first use. Digests are always 32 bytes, whatever the length of the
- * guess, and `crypto.timingSafeEqual` compares all 32 bytes whatever byte differs first. Every configured
+ * guess, and `timingSafeEqual` compares all 32 bytes whatever byte differs first. Every configured
  * credential is compared, with `&`/`|` instead of `&&`/`||`, so the time taken does not tell which
  * credential, nor which half of it, was wrong. The secret key means the digests cannot be precomputed
  * by anyone who sees them.
@@ -19,9 +19,8 @@
  * remembered: basic-auth accepts any run of spaces and any case of the scheme, and remembering those
  * variants would let one sender fill the list with 8 KiB values that every later request reads in full.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import basicAuth from 'basic-auth';
-import { digest } from '../platform/digest.js';
+import { randomBytes, sha256, timingSafeEqual } from '#platform';
+import { parseBasicCredentials } from './basic-credentials.js';
 import { ConfigurationError } from './errors.js';
 
 /** The user name and password configured on the platform's webhook (`username`, `password`). */
@@ -35,7 +34,8 @@ export type BasicAuthOption = BasicAuthCredentials | readonly BasicAuthCredentia
 
 // Drawn on first use, not when the module loads: Cloudflare Workers refuse random values in global scope.
 let key: string | undefined;
-const keyed = (value: string): Buffer => digest('sha256', (key ??= randomBytes(32).toString('base64')) + value);
+const keyed = (value: string): Uint8Array =>
+  sha256((key ??= Array.from(randomBytes(32), (byte) => byte.toString(16).padStart(2, '0')).join('')) + value);
 
 /** How many distinct accepted header values are remembered: one per credential and encoding is plenty. */
 const REMEMBERED_HEADERS = 8;
@@ -91,7 +91,7 @@ export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuth
     for (const seen of accepted) known |= Number(sameText(header, seen));
     if (known === 1) return true;
 
-    const given = basicAuth.parse(header);
+    const given = parseBasicCredentials(header);
     if (!given) return false;
     const user = keyed(given.name);
     const pass = keyed(given.pass);

@@ -1,9 +1,7 @@
 /**
  * Remembers recent deliveries: the service can deliver the same event more than once.
  */
-import { Buffer } from 'node:buffer';
-import { randomBytes } from 'node:crypto';
-import { digest } from '../platform/digest.js';
+import { randomInt32, sha1Base64, utf8Bytes } from '#platform';
 
 export interface DedupeOptions {
   /**
@@ -27,7 +25,7 @@ export const MAX_DEDUPE_KEYS = 2 ** 24;
  * and a key built from chosen fields could merge two different events; identical bytes are the same delivery.
  */
 export function bodyDigest(rawBody: string | Uint8Array): string {
-  return digest('sha1', rawBody, 'base64');
+  return sha1Base64(rawBody);
 }
 
 /**
@@ -64,8 +62,8 @@ export class DedupeWindow {
   #fpA = 0;
   #fpB = 0;
   #fpLength = 0;
-  readonly #seedA = randomSeed();
-  readonly #seedB = randomSeed();
+  readonly #seedA = randomInt32();
+  readonly #seedB = randomInt32();
 
   constructor({ windowMs = 10 * 60_000, maxKeys = 10_000 }: DedupeOptions = {}) {
     this.#windowMs = windowMs;
@@ -120,7 +118,7 @@ export class DedupeWindow {
 
   #fingerprint(content: string | Uint8Array): void {
     // Text counts as its UTF-8 bytes, so a delivery is recognised whichever form an adapter handed over.
-    const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+    const bytes = typeof content === 'string' ? utf8Bytes(content) : content;
     let a = this.#seedA;
     let b = this.#seedB;
     let i = 0;
@@ -191,10 +189,6 @@ export class DedupeWindow {
   #forgetExpired(now: number): void {
     while (this.#count > 0 && now - (this.#times[this.#oldest] as number) >= this.#windowMs) this.#forgetOldest();
   }
-}
-
-function randomSeed(): number {
-  return randomBytes(4).readInt32LE(0);
 }
 
 /** murmur3's 32-bit finalizer: every input bit affects every output bit (the index uses the low ones). */

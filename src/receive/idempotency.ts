@@ -4,7 +4,7 @@
  * bytes are the same delivery. Every key starts with `<webhook id>:<trigger>:`.
  */
 import { documentedKey, keyPrefix, type EventOf, type ParsedWebhook, type Trigger } from '../events/index.js';
-import { digest } from '../platform/digest.js';
+import { sha256Base64 } from '#platform';
 
 /**
  * Per-trigger key functions that replace the documented fields: `{ message_sent: (e) => e.data.message.id }`.
@@ -23,7 +23,7 @@ export function idempotencyKey(event: ParsedWebhook, rawBody?: string | Uint8Arr
 }
 
 function bodyKey(event: ParsedWebhook, rawBody: string | Uint8Array | undefined): string {
-  return `${keyPrefix(event)}#${digest('sha256', rawBody ?? JSON.stringify(event), 'base64')}`;
+  return `${keyPrefix(event)}#${sha256Base64(rawBody ?? JSON.stringify(event))}`;
 }
 
 /** The key function a receiver uses: the overrides first, then `idempotencyKey`. */

@@ -3,7 +3,7 @@
  * inbox, or forwarded by `enqueue`) and answered by the commit's outcome, or checked for a repeat in memory
  * and accepted (200, handlers afterwards), or refused.
  */
-import { randomUUID } from 'node:crypto';
+import { randomId, utf8Length } from '#platform';
 import type { ParsedWebhook } from '../events/index.js';
 import type { Inbox } from '../inbox/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
@@ -91,7 +91,7 @@ export class Intake {
   #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
     const rawBody = textOf(delivery.rawBody);
     // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
-    const key = this.settings.keyOf(event, delivery.unserializable ? randomUUID() : (delivery.bytes ?? rawBody));
+    const key = this.settings.keyOf(event, delivery.unserializable ? randomId() : (delivery.bytes ?? rawBody));
     const receivedAt = Date.now();
     return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }).then(
       (result) => (result === 'stored' ? OK : this.answers.duplicate(event, () => key, receivedAt)),
@@ -123,7 +123,7 @@ function commitFailure(cause: unknown, event: ParsedWebhook, rawBody: string): W
 function exceeds(body: WebhookBody | null | undefined, limit: number): boolean {
   if (typeof body === 'string') {
     // A string of n UTF-16 units is at most 3n UTF-8 bytes: count exactly only when it could matter.
-    return body.length * 3 > limit && Buffer.byteLength(body) > limit;
+    return body.length * 3 > limit && utf8Length(body) > limit;
   }
   if (body instanceof Uint8Array || body instanceof ArrayBuffer) return body.byteLength > limit;
   return false;

@@ -1,4 +1,4 @@
-import { Buffer } from 'node:buffer';
+import { decodeUtf8 } from '#platform';
 import { WebhookError } from './errors.js';
 import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
@@ -23,15 +23,6 @@ export interface Delivery {
   event?: ParsedWebhook;
   known: boolean;
   error?: WebhookError;
-}
-
-/**
- * The text of UTF-8 bytes, an invalid sequence read as U+FFFD. Framework body parsers (body-parser, Fastify's)
- * decode so before the receiver ever sees the text; decoding bytes the same way gives one answer per body.
- */
-function decodeUtf8(bytes: Uint8Array): string {
-  const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return view.toString('utf8');
 }
 
 /** Parses and validates a delivery in two steps: the envelope, then the event against its trigger's schema. */

@@ -16,8 +16,9 @@ const invalidBody = (name: string) => (JSON.parse(fixture(`invalid/${name}`)) as
 beforeAll(assertBuilt);
 
 describe('help', () => {
-  it.each(['send', 'listen', 'validate', 'triggers', 'replay'])('%s --help shows usage and an example, exit 0', async (command) => {
-    const { code, stdout } = await runCli([command, '--help']);
+  const commands = ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox', 'inbox stats', 'inbox list', 'inbox retry', 'inbox purge'];
+  it.each(commands)('%s --help shows usage and an example, exit 0', async (command) => {
+    const { code, stdout } = await runCli([...command.split(' '), '--help']);
     expect(code).toBe(0);
     expect(stdout).toContain(`Usage: chat-webhooks ${command}`);
     expect(stdout).toMatch(/Examples?:\n {2}\$ chat-webhooks /);
@@ -26,7 +27,7 @@ describe('help', () => {
   it('the program lists every command', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['send', 'listen', 'validate', 'triggers', 'replay']) expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox']) expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
   });
 });
 
@@ -41,6 +42,8 @@ describe('usage errors exit 2 with one line and no stack trace', () => {
     [['send', 'message_sent', '--url', 'http://127.0.0.1:9/', '--set', 'nothing'], /--set expects path=value/],
     [['validate', join(dir, 'missing.json')], /No such file/],
     [['frobnicate'], /unknown command 'frobnicate'/],
+    [['inbox', 'stats'], /Name one store: --sqlite <path> or --redis <url>/],
+    [['inbox', 'purge', '--state', 'running', '--sqlite', 'x.db'], /Running entries belong to a handler/],
   ])('%j', async (args, message) => {
     const { code, stderr, stdout } = await runCli(args);
     expect(code).toBe(2);

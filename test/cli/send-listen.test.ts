@@ -58,7 +58,9 @@ describe('send into listen', () => {
     expect(result.stdout).toMatch(/^200 +[\d.]+ ms {2}#1 message_sent\n$/);
     const [record] = records;
     expect(record).toMatchObject({ status: 200, verdict: 'valid', trigger: 'message_sent', duplicate: false, issues: [] });
-    expect(record?.key).toMatch(/^message_sent:[0-9a-f]{32}$/);
+    // The package's idempotency key: message_sent's documented field is the message id.
+    const sent = JSON.parse(record?.rawBody ?? '') as { data: { message: { id: string } } };
+    expect(record?.key).toBe(`wh_chat_events:message_sent:${sent.data.message.id}`);
     expect(record?.fields).toContainEqual(['sender', 'superhero1']);
     // Forwarded byte for byte, with the headers the platform sent (its capitalized content type included).
     expect(record?.forward).toMatchObject({ url: app.url, status: 204 });
@@ -109,6 +111,12 @@ describe('send into listen', () => {
     expect(result.code).toBe(0);
     expect(records.map((record) => record.duplicate)).toEqual([false, true]);
     expect(records[0]?.key).toBe(records[1]?.key);
+  });
+
+  it('two different bodies of one event (same message id) are one event: the second is a duplicate', async () => {
+    const { records } = await sendAndRecord(['message_sent', ...AUTH, '--count', '2', '--set', 'data.message.id=same-event-1'], 2);
+    expect(records[0]?.rawBody).not.toBe(records[1]?.rawBody);
+    expect(records.map((record) => record.duplicate)).toEqual([false, true]);
   });
 
   it('--set changes the event; a field keeps its type (an id stays a string)', async () => {
@@ -204,10 +212,10 @@ describe('listen', () => {
     try {
       const sent = await runCli(['send', 'message_sent', '--url', plain.url, '--no-validate', '--set', 'data.message.sentAt=soon']);
       expect(sent.code).toBe(0);
-      const text = await plain.waitForText(/key message_sent:/);
+      const text = await plain.waitForText(/key wh_chat_events:message_sent:/);
       expect(text).toMatch(/ 200 message_sent ✗ invalid_payload \(accepted, reported to onError\)/);
       expect(text).toMatch(/^ {4}data\.message\.sentAt: \S/m);
-      expect(text).toMatch(/key message_sent:[0-9a-f]{32} · first delivery/);
+      expect(text).toMatch(/key wh_chat_events:message_sent:\d+ · not stored: invalid/);
     } finally {
       await plain.stop();
     }

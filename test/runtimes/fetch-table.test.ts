@@ -4,7 +4,7 @@
  * `chat-webhooks` and `chat-webhooks/fetch` by package name, and every row must pass.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,7 @@ describe('fetch adapter status table under each runtime (built package)', () => 
       '--outfile', join(scratch, 'worker.js'),
     ]);
     expect(bundle.code, bundle.output).toBe(0);
+    expect(readFileSync(join(scratch, 'worker.js'), 'utf8')).not.toMatch(/["'`]node:[a-z]/);
     writeFileSync(join(scratch, 'config.capnp'), workerdConfig());
     const result = await run(bin('workerd'), ['test', 'config.capnp'], scratch);
     expectEveryRowPassed(result);
@@ -98,8 +99,8 @@ const config :Workerd.Config = (
 );
 const worker :Workerd.Worker = (
   modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  # From 2026-08-04 on, nodejs_compat (node:crypto, node:buffer) is on by default.
-  compatibilityDate = "2026-10-01",
+  # Before 2026-08-04, so nodejs_compat is off: the bundle (#platform resolved to web.js) needs no node:*.
+  compatibilityDate = "2026-07-01",
 );
 `;
 }

@@ -42,7 +42,10 @@ function pretty(raw: string): string {
 
 function factsOf(delivery: Delivery): string {
   const facts = [`status ${delivery.status}`, `received ${delivery.receivedAt}`];
-  if (delivery.key) facts.push(`key ${delivery.key}`, delivery.duplicate ? 'duplicate: handlers not run again' : 'first delivery');
+  if (delivery.key) {
+    const repeat = delivery.verdict === 'invalid' ? 'not stored: invalid' : delivery.duplicate ? 'duplicate: handlers not run again' : 'first delivery';
+    facts.push(`key ${delivery.key}`, repeat);
+  }
   if (delivery.answer) facts.push(`answer: ${delivery.answer}`);
   if (delivery.forward) facts.push(`forwarded: ${delivery.forward.status ?? delivery.forward.error} (${Math.round(delivery.forward.ms)} ms)`);
   return facts.join(' · ');

@@ -1,0 +1,167 @@
+/**
+ * `inbox stats|list|retry|purge`: looks into a durable inbox (SQLite file or Redis) and acts on it, through
+ * the store's own admin methods (the Inbox port). The store's module is loaded only when asked for, so its
+ * optional peer (better-sqlite3; bullmq and ioredis) is needed only by those who use it.
+ */
+import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { Inbox, InboxListing, InboxState } from '../index.js';
+import { EXIT_OK, failure, usageError } from './errors.js';
+import { Output } from './output.js';
+import { positiveInteger } from './parsers.js';
+
+interface StoreOptions {
+  sqlite?: string;
+  redis?: string;
+  prefix?: string;
+  json?: boolean;
+}
+
+const STATES = ['pending', 'running', 'done', 'dead'] as const;
+/** How long the store may take to connect, and then to answer. */
+const STORE_TIMEOUT_MS = 5000;
+
+function stateOption(value: string): InboxState {
+  if ((STATES as readonly string[]).includes(value)) return value as InboxState;
+  throw new InvalidArgumentError(`Expected one of ${STATES.join(', ')}.`);
+}
+
+function missingPeer(cause: unknown, name: string): never {
+  const code = (cause as NodeJS.ErrnoException).code;
+  if (code === 'ERR_MODULE_NOT_FOUND') throw failure(`The ${name} inbox needs its optional peer: ${(cause as Error).message.match(/'([^']+)'/)?.[1] ?? name} (npm install it).`);
+  throw cause;
+}
+
+async function openStore(options: StoreOptions): Promise<Inbox> {
+  if ((options.sqlite === undefined) === (options.redis === undefined)) throw usageError('Name one store: --sqlite <path> or --redis <url>.');
+  if (options.sqlite !== undefined) {
+    // Opening a path that does not exist would create an empty database and report nothing wrong.
+    if (!existsSync(options.sqlite)) throw usageError(`No such file: ${options.sqlite}.`);
+    const { sqliteInbox } = await import('../inbox/sqlite.js').catch((cause: unknown) => missingPeer(cause, 'SQLite'));
+    return sqliteInbox({ path: options.sqlite });
+  }
+  const { redisInbox } = await import('../inbox/redis.js').catch((cause: unknown) => missingPeer(cause, 'Redis'));
+  return redisInbox({
+    url: options.redis as string,
+    // A command line gives up on a server that does not answer instead of waiting for it forever.
+    connection: { connectTimeout: STORE_TIMEOUT_MS, retryStrategy: (attempt: number) => (attempt > 2 ? null : 200) },
+    ...(options.prefix ? { prefix: options.prefix } : {}),
+  });
+}
+
+/** Opens the store, runs `work`, always closes it; a store that fails is exit 1 with its message. */
+async function withStore(options: StoreOptions, work: (inbox: Inbox, output: Output) => Promise<void>): Promise<number> {
+  const inbox = await openStore(options);
+  const output = new Output(options);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${STORE_TIMEOUT_MS / 1000} s`)), STORE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([work(inbox, output), timeout]);
+  } catch (cause) {
+    throw failure(`The ${inbox.kind} inbox failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+  } finally {
+    clearTimeout(timer);
+    await Promise.race([inbox.close().catch(() => undefined), sleep(1000)]);
+  }
+  return EXIT_OK;
+}
+
+function printListing(output: Output, entry: InboxListing): void {
+  const { rawBody: _rawBody, event: _event, ...summary } = entry;
+  output.record({ ...summary, receivedAt: new Date(entry.receivedAt).toISOString() });
+  const when = new Date(entry.receivedAt).toISOString().replace('T', ' ').slice(0, 19);
+  const state = entry.state === 'dead' ? output.color.red(entry.state) : entry.state;
+  output.line(`${state.padEnd(7)} ${when}  ${output.color.bold(entry.trigger)}  attempts ${entry.attempts}  ${output.color.dim(entry.key)}`);
+  if (entry.lastError) output.line(`        ${output.color.red(entry.lastError)}`);
+}
+
+function storeCommand(name: string, description: string): Command {
+  return new Command(name)
+    .description(description)
+    .option('--sqlite <path>', 'the SQLite inbox file (sqliteInbox({ path }))')
+    .option('--redis <url>', 'the Redis inbox (redisInbox({ url })), like redis://localhost:6379')
+    .option('--prefix <prefix>', 'the Redis inbox prefix, when the app set one')
+    .option('--json', 'JSON output (NDJSON for list)');
+}
+
+const example = (line: string) => `\nExample:\n  $ chat-webhooks inbox ${line}`;
+
+function statsCommand(): Command {
+  return storeCommand('stats', 'How many entries are pending, running, done and dead.')
+    .addHelpText('after', example('stats --sqlite ./webhooks.db'))
+    .action(async (options: StoreOptions) => {
+      process.exitCode = await withStore(options, async (inbox, output) => {
+        const counts = await inbox.stats();
+        output.record({ kind: inbox.kind, ...counts });
+        const dead = counts.dead > 0 ? output.color.red(`dead ${counts.dead}`) : `dead ${counts.dead}`;
+        output.line(`${inbox.kind}: pending ${counts.pending} · running ${counts.running} · done ${counts.done} · ${dead}`);
+      });
+    });
+}
+
+function listCommand(): Command {
+  return storeCommand('list', 'The entries in one state (dead ones by default).')
+    .addOption(new Option('--state <state>', 'pending, running, done or dead').argParser(stateOption).default('dead'))
+    .option('--limit <n>', 'at most this many', positiveInteger, 100)
+    .addHelpText('after', example('list --state dead --redis redis://localhost:6379'))
+    .action(async (options: StoreOptions & { state: InboxState; limit: number }) => {
+      process.exitCode = await withStore(options, async (inbox, output) => {
+        const entries = await inbox.list({ state: options.state, limit: options.limit });
+        for (const entry of entries) printListing(output, entry);
+        output.line(`${entries.length} ${options.state} ${entries.length === 1 ? 'entry' : 'entries'}`);
+      });
+    });
+}
+
+function retryCommand(): Command {
+  return storeCommand('retry', 'Make dead entries pending again (all, or the keys given), attempts reset.')
+    .argument('[keys...]', 'idempotency keys from `inbox list`; none: every dead entry')
+    .addHelpText('after', example('retry --sqlite ./webhooks.db'))
+    .action(async (keys: string[], options: StoreOptions) => {
+      process.exitCode = await withStore(options, async (inbox, output) => {
+        const retried = await inbox.retry(keys.length > 0 ? keys : undefined);
+        output.record({ retried });
+        output.line(`${retried} dead ${retried === 1 ? 'entry is' : 'entries are'} pending again`);
+      });
+    });
+}
+
+function purgeState(value: string): Exclude<InboxState, 'running'> {
+  const state = stateOption(value);
+  if (state === 'running') throw new InvalidArgumentError('Running entries belong to a handler; they cannot be purged.');
+  return state;
+}
+
+function purgeCommand(): Command {
+  return storeCommand('purge', 'Remove every entry in one state (purging done ones forgets them as duplicates).')
+    .addOption(new Option('--state <state>', 'pending, done or dead (running entries belong to a handler)').argParser(purgeState).makeOptionMandatory())
+    .addHelpText('after', example('purge --state done --sqlite ./webhooks.db'))
+    .action(async (options: StoreOptions & { state: Exclude<InboxState, 'running'> }) => {
+      process.exitCode = await withStore(options, async (inbox, output) => {
+        const purged = await inbox.purge({ state: options.state });
+        output.record({ purged, state: options.state });
+        output.line(`${purged} ${options.state} ${purged === 1 ? 'entry' : 'entries'} removed`);
+      });
+    });
+}
+
+export function inboxCommand(): Command {
+  return new Command('inbox')
+    .description('Look into a durable inbox (SQLite or Redis): stats, list, retry dead entries, purge.')
+    .addCommand(statsCommand())
+    .addCommand(listCommand())
+    .addCommand(retryCommand())
+    .addCommand(purgeCommand())
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ chat-webhooks inbox stats --sqlite ./webhooks.db
+  $ chat-webhooks inbox list --state dead --sqlite ./webhooks.db
+  $ chat-webhooks inbox retry --redis redis://localhost:6379
+  $ chat-webhooks inbox purge --state done --sqlite ./webhooks.db --json`,
+    );
+}

@@ -1,0 +1,67 @@
+/**
+ * The runtime seam, Node's side (also what Bun and Deno load): digests, random values, UTF-8. Chosen through
+ * package.json's `imports` (`#platform`); web.ts is the same contract on web APIs only.
+ */
+import { Buffer } from 'node:buffer';
+import * as crypto from 'node:crypto';
+
+type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'buffer' | 'base64') => Buffer | string;
+/** node:crypto's one-shot `hash` (Node >= 20.12) is about twice as fast as createHash. */
+const oneShot = (crypto as unknown as { hash?: OneShot }).hash;
+
+/** SHA-256 of the data (text as UTF-8). */
+export function sha256(data: string | Uint8Array): Uint8Array {
+  if (oneShot) return oneShot('sha256', data, 'buffer') as Buffer;
+  return crypto.createHash('sha256').update(data).digest();
+}
+
+/** SHA-256 of the data (text as UTF-8), base64. */
+export function sha256Base64(data: string | Uint8Array): string {
+  if (oneShot) return oneShot('sha256', data, 'base64') as string;
+  return crypto.createHash('sha256').update(data).digest('base64');
+}
+
+/** SHA-1 of the data (text as UTF-8), base64: a content key, not a security measure. */
+export function sha1Base64(data: string | Uint8Array): string {
+  if (oneShot) return oneShot('sha1', data, 'base64') as string;
+  return crypto.createHash('sha1').update(data).digest('base64');
+}
+
+/** Whether two byte arrays of the same length are equal, in time independent of where they differ. */
+export function timingSafeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return crypto.timingSafeEqual(a, b);
+}
+
+/** `length` cryptographically random bytes. */
+export function randomBytes(length: number): Uint8Array {
+  return crypto.randomBytes(length);
+}
+
+/** A random 32-bit integer, for seeds. */
+export function randomInt32(): number {
+  return crypto.randomBytes(4).readInt32LE(0);
+}
+
+/** A random UUID (v4). */
+export function randomId(): string {
+  return crypto.randomUUID();
+}
+
+/** The UTF-8 bytes of a text. */
+export function utf8Bytes(text: string): Uint8Array {
+  return Buffer.from(text);
+}
+
+/** The length of a text in UTF-8 bytes. */
+export function utf8Length(text: string): number {
+  return Buffer.byteLength(text);
+}
+
+/**
+ * The text of UTF-8 bytes, an invalid sequence read as U+FFFD (as framework body parsers decode). A byte
+ * order mark is kept.
+ */
+export function decodeUtf8(bytes: Uint8Array): string {
+  const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return view.toString('utf8');
+}

@@ -1,0 +1,101 @@
+/**
+ * `inbox stats|list|retry|purge` against real stores: a SQLite file and a redis-server started for the test,
+ * each filled through the store's own API (one entry pending, one done, one dead), then read and changed by
+ * the built CLI as a child process.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Inbox, InboxClaim } from '../../src/index.js';
+import { redisInbox } from '../../src/inbox/redis.js';
+import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { entry } from '../inbox/contract.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { assertBuilt, runCli } from './run-cli.js';
+
+const LEASE = { leaseMs: 30_000, waitMs: 0 };
+
+/** One pending, one done, one dead (with its last error). Returns the dead entry's key. */
+async function fill(inbox: Inbox): Promise<string> {
+  for (const key of ['cli-done', 'cli-dead', 'cli-pending']) expect(await inbox.put(entry(key))).toBe('stored');
+  const first = (await inbox.claim(LEASE)) as InboxClaim;
+  await inbox.complete(first);
+  const second = (await inbox.claim(LEASE)) as InboxClaim;
+  await inbox.fail(second, { dead: true, error: 'TypeError: handler exploded' });
+  return second.key;
+}
+
+const json = (stdout: string) => stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+
+function storeSuite(name: string, open: () => Promise<{ args: string[]; inbox: () => Inbox; cleanup: () => Promise<void> }>) {
+  describe(`inbox commands on ${name}`, () => {
+    let args: string[];
+    let reopen: () => Inbox;
+    let cleanup: () => Promise<void>;
+    let deadKey: string;
+
+    beforeAll(async () => {
+      assertBuilt();
+      ({ args, inbox: reopen, cleanup } = await open());
+      const inbox = reopen();
+      deadKey = await fill(inbox);
+      await inbox.close();
+    }, 30_000);
+
+    afterAll(() => cleanup());
+
+    it('stats counts each state', async () => {
+      const { code, stdout } = await runCli(['inbox', 'stats', ...args, '--json']);
+      expect(code).toBe(0);
+      expect(json(stdout)).toEqual([{ kind: name, pending: 1, running: 0, done: 1, dead: 1 }]);
+      const readable = await runCli(['inbox', 'stats', ...args]);
+      expect(readable.stdout).toBe(`${name}: pending 1 · running 0 · done 1 · dead 1\n`);
+    });
+
+    it('list shows the dead entry with its last error', async () => {
+      const { code, stdout } = await runCli(['inbox', 'list', ...args, '--json']);
+      expect(code).toBe(0);
+      expect(json(stdout)).toEqual([
+        expect.objectContaining({ key: deadKey, state: 'dead', trigger: 'message_sent', lastError: 'TypeError: handler exploded' }),
+      ]);
+      const readable = await runCli(['inbox', 'list', ...args]);
+      expect(readable.stdout).toContain('TypeError: handler exploded');
+      expect(readable.stdout).toMatch(/^1 dead entry$/m);
+    });
+
+    it('retry makes the dead entry pending again; purge removes the done one', async () => {
+      expect(json((await runCli(['inbox', 'retry', ...args, '--json'])).stdout)).toEqual([{ retried: 1 }]);
+      expect(json((await runCli(['inbox', 'purge', '--state', 'done', ...args, '--json'])).stdout)).toEqual([{ purged: 1, state: 'done' }]);
+      const inbox = reopen();
+      try {
+        expect(await inbox.stats()).toEqual({ pending: 2, running: 0, done: 0, dead: 0 });
+      } finally {
+        await inbox.close();
+      }
+    });
+  });
+}
+
+storeSuite('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chat-webhooks-inbox-cli-'));
+  const path = join(dir, 'inbox.db');
+  return {
+    args: ['--sqlite', path],
+    inbox: () => sqliteInbox({ path }),
+    cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
+
+storeSuite('redis', async () => {
+  const server: RedisServer = await startRedis();
+  return { args: ['--redis', server.url], inbox: () => redisInbox({ url: server.url }), cleanup: () => server.stop() };
+});
+
+describe('inbox usage', () => {
+  it('a store that cannot be reached is one line and exit 1', async () => {
+    const { code, stderr } = await runCli(['inbox', 'stats', '--redis', 'redis://127.0.0.1:9/']);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
