@@ -106,7 +106,7 @@ export class Intake {
   }
 }
 
-/** The body as text for an inbox (it arrived as text or as valid UTF-8 bytes: parsing checked). */
+/** The body as text for an inbox, decoded as parsing read it (invalid UTF-8 sequences become U+FFFD). */
 const textOf = (rawBody: string | Uint8Array): string => (typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody));
 
 /** Turns an inbox's failure into the error onError gets, with the event and its raw body. */

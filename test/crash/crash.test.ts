@@ -18,6 +18,9 @@ import { deliveries, kill, sendAll, start, tally, untilHandled, type Proc } from
 const root = new URL('../../', import.meta.url);
 const CONCURRENCY = 8;
 const DISTINCT = 5000;
+// Short, so a killed process's events run again soon; long enough that a live process starved of CPU on a
+// busy CI machine (event-loop lag of a second or more) does not lose leases it is renewing.
+const LEASE_MS = 3000;
 let dir: string;
 const running: Proc[] = [];
 
@@ -48,7 +51,7 @@ describe('crash: nothing acknowledged is lost', () => {
       PORT: String(port),
       CONSUME: '1',
       CONCURRENCY: String(CONCURRENCY),
-      LEASE_MS: '1000',
+      LEASE_MS: String(LEASE_MS),
       HANDLED: join(dir, 'sqlite-handled.txt'),
     };
     let receiver = await launch(env);
@@ -79,7 +82,7 @@ describe('crash: nothing acknowledged is lost', () => {
     it('two receivers and two workers; one of each killed with SIGKILL midway', async () => {
       const ports = [await freePort(), await freePort()];
       const handled = join(dir, 'redis-handled.txt');
-      const common = { STORE: 'redis', REDIS_URL: redis.url, CONCURRENCY: String(CONCURRENCY), LEASE_MS: '1000', HANDLED: handled };
+      const common = { STORE: 'redis', REDIS_URL: redis.url, CONCURRENCY: String(CONCURRENCY), LEASE_MS: String(LEASE_MS), HANDLED: handled };
       const receivers = await Promise.all(ports.map((port) => launch({ ...common, ROLE: 'receiver', PORT: String(port), CONSUME: '0' })));
       const workers = await Promise.all([launch({ ...common, ROLE: 'worker' }), launch({ ...common, ROLE: 'worker' })]);
       let alive = [0, 1];

@@ -5,6 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,35 +62,60 @@ describe('fetch adapter status table under each runtime (built package)', () => 
     expect(rows.length).toBeGreaterThan(10);
   });
 
-  it('Node', async () => {
-    expectEveryRowPassed(await run(process.execPath, [here('run.mjs')]));
-  });
-
-  it('Bun', async () => {
+  // Each runtime runs the table twice: as it resolves #platform by default (the `node` condition, which Bun
+  // and Deno match too) and with the `worker` condition, which picks the web-only implementation (web.js:
+  // SHA in JavaScript, Web Crypto randomness), so that one runs on V8 (Node, Deno) and JavaScriptCore (Bun).
+  const runtimes: Array<[name: string, command: () => string, args: string[]]> = [
+    ['Node', () => process.execPath, []],
     // --no-install: resolve from node_modules only, never fetch a missing package.
-    expectEveryRowPassed(await run(bin('bun'), ['--no-install', here('run.mjs')]));
+    ['Bun', () => bin('bun'), ['--no-install']],
+    // Node resolution from this package.json and node_modules (self-reference through `exports`), nothing
+    // fetched, no lock file written, and no permission at all: --no-prompt makes any file, env or network
+    // access by the package fail the run instead of waiting for an answer.
+    ['Deno', () => bin('deno'), ['run', '--no-prompt', '--node-modules-dir=manual', '--no-lock', '--cached-only']],
+  ];
+  const platforms = [
+    { label: 'default conditions', conditions: [], platform: 'node.js' },
+    { label: '--conditions=worker', conditions: ['--conditions=worker'], platform: 'web.js' },
+  ];
+  describe.each(runtimes)('%s', (_name, command, args) => {
+    it.each(platforms)('$label: every row passes, #platform from $platform', async ({ conditions, platform }) => {
+      const result = await run(command(), [...args, ...conditions, here('run.mjs')]);
+      expect(result.output).toContain(`# #platform: ${platformUrl(platform)}\n`);
+      expectEveryRowPassed(result);
+    });
   });
 
-  it('Deno', async () => {
-    // Node resolution from this package.json and node_modules (self-reference through `exports`),
-    // nothing fetched, no lock file written, read access only.
-    const flags = ['--allow-read', '--node-modules-dir=manual', '--no-lock', '--no-prompt', '--cached-only'];
-    expectEveryRowPassed(await run(bin('deno'), ['run', ...flags, here('run.mjs')]));
-  });
-
-  it('workerd (Cloudflare Workers runtime), the worker bundled by Bun', async () => {
+  it('workerd (Cloudflare Workers runtime) without nodejs_compat, the worker bundled by Bun', async () => {
+    // node:* left external so that any use of it fails in workerd instead of being polyfilled by Bun.
     const bundle = await run(bin('bun'), [
       'build', here('worker.mjs'), '--target=browser', '--format=esm', '--external', 'node:*',
-      '--outfile', join(scratch, 'worker.js'),
+      `--metafile=${join(scratch, 'meta.json')}`, '--outfile', join(scratch, 'worker.js'),
     ]);
     expect(bundle.code, bundle.output).toBe(0);
-    expect(readFileSync(join(scratch, 'worker.js'), 'utf8')).not.toMatch(/["'`]node:[a-z]/);
+    const graph = bundledGraph(join(scratch, 'meta.json'));
+    expect(graph.modules).toContain('dist/src/platform/web.js');
+    expect(graph.modules).not.toContain('dist/src/platform/node.js');
+    // Bun inlines its own polyfill for a require('buffer') and lists it as an input named node:buffer.
+    expect([...graph.modules, ...graph.imports].filter(isNodeBuiltin)).toEqual([]);
     writeFileSync(join(scratch, 'config.capnp'), workerdConfig());
     const result = await run(bin('workerd'), ['test', 'config.capnp'], scratch);
     expectEveryRowPassed(result);
     expect(result.output).toMatch(/\[ PASS \] main/);
   });
 });
+
+const platformUrl = (file: string) => new URL(`dist/src/platform/${file}`, new URL('../../', import.meta.url)).href;
+const isNodeBuiltin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(specifier);
+
+/** The modules a Bun build took in (paths relative to the root) and every specifier they import. */
+function bundledGraph(metafile: string): { modules: string[]; imports: string[] } {
+  const inputs: Record<string, { imports?: Array<{ path: string }> }> = JSON.parse(readFileSync(metafile, 'utf8')).inputs;
+  return {
+    modules: Object.keys(inputs),
+    imports: Object.values(inputs).flatMap((input) => (input.imports ?? []).map((entry) => entry.path)),
+  };
+}
 
 /** One worker whose `test()` handler runs the table; `workerd test` calls it and reports PASS or FAIL. */
 function workerdConfig(): string {
