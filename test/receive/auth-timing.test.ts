@@ -137,4 +137,13 @@ describe('remembered accepted headers stay few and short', () => {
     expect(verify(`Basic${' '.repeat(8 * 1024)}${encoded}`)).toBe(false);
     expect(verify(`Basic${' '.repeat(8 * 1024 - 6 - encoded.length)}${encoded}`)).toBe(true);
   });
+
+  it('accepts a header of exactly 8 KiB and refuses one a character longer', () => {
+    // The limit is inclusive; `>=` in place of `>` would refuse the 8192-character header.
+    const verify = createBasicAuthVerifier(credentials);
+    const padded = (length: number) => `Basic${' '.repeat(length - 5 - encoded.length)}${encoded}`;
+    expect(padded(8 * 1024)).toHaveLength(8 * 1024);
+    expect(verify(padded(8 * 1024))).toBe(true);
+    expect(verify(padded(8 * 1024 + 1))).toBe(false);
+  });
 });
