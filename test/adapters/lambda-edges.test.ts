@@ -1,6 +1,7 @@
 /** Lambda edges: stage prefixes, base64 bodies at and past the limit, budgets, an onError that never settles. */
 import { describe, expect, it, vi } from 'vitest';
 import { lambdaHandler } from '../../adapters/lambda/index.js';
+import { ConfigurationError } from '../../src/index.js';
 import { httpApiEvent, lambdaContext, restApiEvent } from './lambda-events.js';
 import { AUTH, LIMIT, fixture, messageOfSize, recordingReceiver } from './status-table.js';
 
@@ -88,8 +89,16 @@ describe('lambda: the handler around the translation', () => {
     });
   });
 
-  it('says what a bad time budget must be', () => {
-    expect(() => lambdaHandler(recordingReceiver().webhooks, { timeBudgetMs: -1 })).toThrow(/positive number of milliseconds/);
+  it('says what a bad time budget must be, in a ConfigurationError naming the option', () => {
+    const thrown = (() => {
+      try {
+        lambdaHandler(recordingReceiver().webhooks, { timeBudgetMs: -1 });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(ConfigurationError);
+    expect(thrown).toMatchObject({ option: 'timeBudgetMs', message: expect.stringMatching(/positive number of milliseconds/) });
   });
 
   it('runs without a context, or with one lacking getRemainingTimeInMillis, and still waits for the handlers', async () => {
