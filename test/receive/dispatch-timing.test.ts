@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, createWebhooks, type WebhookError, type WebhooksOptions } from '../../src/index.js';
+import { ConfigurationError, createWebhooks, WebhookError, type WebhooksOptions } from '../../src/index.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
 import { Dispatcher, NO_FAILURES } from '../../src/receive/dispatch.js';
 
@@ -110,6 +110,47 @@ describe('Dispatcher.dispatch', () => {
     const outcome = dispatcher.dispatch(event, true, undefined, undefined, undefined, false);
     expect(Array.isArray(outcome)).toBe(true);
     expect((outcome as readonly WebhookError[]).map((failure) => failure.code)).toEqual(['handler_failed']);
+  });
+});
+
+describe('Dispatcher.report and a bare logger', () => {
+  const event = createTestEvent('message_sent');
+  const failure = () => new WebhookError('handler_failed', 'x', { event });
+
+  it('returns no promise when every error handler is synchronous, and a failing dispatch stays synchronous', () => {
+    const dispatcher = new Dispatcher({ handlerTimeoutMs: 1000, logger: {} });
+    const seen: string[] = [];
+    dispatcher.onError((error) => void seen.push(error.code));
+    expect(dispatcher.report(failure())).toBeUndefined();
+    dispatcher.onTriggers('message_sent', () => {
+      throw new Error('sync');
+    });
+    const outcome = dispatcher.dispatch(event, true);
+    expect(Array.isArray(outcome)).toBe(true);
+    expect(seen).toEqual(['handler_failed', 'handler_failed']);
+  });
+
+  it('returns a promise once an error handler is asynchronous, settled after it', async () => {
+    const dispatcher = new Dispatcher({ handlerTimeoutMs: 1000, logger: {} });
+    let done = false;
+    dispatcher.onError(async () => {
+      await sleep(5);
+      done = true;
+    });
+    const reporting = dispatcher.report(failure());
+    expect(reporting).toBeInstanceOf(Promise);
+    await reporting;
+    expect(done).toBe(true);
+  });
+
+  it('a logger with no methods at all is tolerated: no error handler, a failing one, an unknown trigger', async () => {
+    const dispatcher = new Dispatcher({ handlerTimeoutMs: 1000, logger: {} });
+    expect(dispatcher.report(failure())).toBeUndefined();
+    dispatcher.onError(() => {
+      throw new Error('onError broke');
+    });
+    expect(() => dispatcher.report(failure())).not.toThrow();
+    expect(() => dispatcher.dispatch({ trigger: 'poll_voted', data: {} } as never, false)).not.toThrow();
   });
 });
 
@@ -227,6 +268,22 @@ describe('on() and off() arguments', () => {
     await (await webhooks.handle(request(fixture('message_sent')))).done;
     await (await webhooks.handle(request(fixture('message_read_receipt')))).done;
     expect(seen).toEqual(['message_sent', 'message_read_receipt']);
+  });
+
+  it('the ConfigurationError names the argument at fault', () => {
+    const { webhooks } = receiver();
+    const option = (call: () => unknown) => {
+      try {
+        call();
+      } catch (error) {
+        return (error as ConfigurationError).option;
+      }
+      return 'accepted';
+    };
+    expect(option(() => webhooks.on(42 as never, () => undefined))).toBe('trigger');
+    expect(option(() => webhooks.on('poll_voted' as never, () => undefined))).toBe('trigger');
+    expect(option(() => webhooks.on('message_sent', 42 as never))).toBe('handler');
+    expect(option(() => webhooks.onAny(42 as never))).toBe('handler');
   });
 
   it('a handler that is not a function is refused, naming the call', () => {
