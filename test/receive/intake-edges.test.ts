@@ -54,6 +54,19 @@ describe('body readers', () => {
     expect(errors[0]!).toMatchObject({ code: 'invalid_json', cause });
   });
 
+  it('a missing body (null or undefined) is an empty one: 400 invalid_json saying so', async () => {
+    const { webhooks, errors } = receiver();
+    for (const missing of [null, undefined]) {
+      const response = await webhooks.handle({ method: 'POST', headers, body: missing });
+      expect(response.status).toBe(400);
+      await response.done;
+    }
+    const readerOfNothing = await webhooks.handle({ method: 'POST', headers, body: async () => null as never });
+    expect(readerOfNothing.status).toBe(400);
+    await readerOfNothing.done;
+    expect(errors.map((error) => error.message)).toEqual(Array(3).fill('The body is not valid JSON: the body is empty.'));
+  });
+
   it('a reader that rejects is answered 400 invalid_json with its cause', async () => {
     const { webhooks, errors } = receiver();
     const cause = new Error('reset');
