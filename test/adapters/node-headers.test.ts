@@ -90,6 +90,25 @@ for (const [name, start] of Object.entries(servers)) {
   });
 }
 
+for (const [name, start] of Object.entries(servers)) {
+  describe(`${name}: other repeated headers`, () => {
+    it('are read as node reads them (first Content-Type kept) while Authorization comes once', async () => {
+      // Only a repeated Authorization switches to every copy (headersDistinct); node itself keeps the first of a
+      // repeated Content-Type. Cache-Control is as long as "authorization": the length is only a shortcut.
+      const { webhooks, events } = recordingReceiver();
+      const { port, close } = await start(webhooks);
+      try {
+        const head = ['Content-Type: application/json', 'Content-Type: text/plain', 'Cache-Control: no-cache', `Authorization: ${AUTH}`];
+        expect(await rawStatus(port, head, fixture('message_sent'))).toBe(200);
+        await settle();
+        expect(events).toHaveLength(1);
+      } finally {
+        await close();
+      }
+    });
+  });
+}
+
 describe('pathOf', () => {
   it('is the URL up to its query string, and / for a request without one', () => {
     expect(pathOf('/webhooks?token=1&x=2')).toBe('/webhooks');
