@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BodyDeadlines, TIMED_OUT } from '../../src/receive/body-deadlines.js';
+import { BodyDeadlines, TIMED_OUT, type Arrival } from '../../src/receive/body-deadlines.js';
+import type { WebhookBody } from '../../src/receive/parse.js';
+
+/** The watch's outcome as a promise, as the tests read it. */
+const watched = (deadlines: BodyDeadlines, reading: Promise<WebhookBody>) =>
+  new Promise<Arrival>((resolve, reject) => deadlines.watch(reading, resolve, reject));
 
 afterEach(() => void vi.useRealTimers());
 
@@ -11,10 +16,10 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     let arrive: (body: string) => void = () => undefined;
     const arriving = new Promise<string>((resolve) => (arrive = resolve));
     const results: unknown[] = [];
-    deadlines.watch(never).then((value) => results.push(['first', value]));
-    deadlines.watch(arriving).then((value) => results.push(['second', value]));
+    watched(deadlines, never).then((value) => results.push(['first', value]));
+    watched(deadlines, arriving).then((value) => results.push(['second', value]));
     await vi.advanceTimersByTimeAsync(50);
-    deadlines.watch(never).then((value) => results.push(['third', value]));
+    watched(deadlines, never).then((value) => results.push(['third', value]));
     expect(vi.getTimerCount()).toBe(1);
     arrive('body');
     await vi.advanceTimersByTimeAsync(60);
@@ -30,9 +35,9 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
   it('passes a failed read on as its rejection, and ignores one after the deadline', async () => {
     vi.useFakeTimers();
     const deadlines = new BodyDeadlines(20);
-    await expect(deadlines.watch(Promise.reject(new Error('reset')))).rejects.toThrow('reset');
+    await expect(watched(deadlines, Promise.reject(new Error('reset')))).rejects.toThrow('reset');
     let fail: (error: Error) => void = () => undefined;
-    const late = deadlines.watch(new Promise<string>((_resolve, reject) => (fail = reject)));
+    const late = watched(deadlines, new Promise<string>((_resolve, reject) => (fail = reject)));
     await vi.advanceTimersByTimeAsync(30);
     fail(new Error('too late'));
     await expect(late).resolves.toBe(TIMED_OUT);
