@@ -91,10 +91,6 @@ export class Dispatcher {
     for (const name of names) this.#emitter.off(name, handler as AnyHandler);
   }
 
-  off(key: string | symbol, handler: AnyHandler): void {
-    this.#emitter.off(key, handler);
-  }
-
   onError(handler: ErrorHandler): void {
     checkHandler('onError', handler);
     this.#errorHandlers.add(handler);

@@ -35,6 +35,8 @@ describe('node:http path handling', () => {
       const headers = { 'content-type': 'application/json', authorization: AUTH };
       const elsewhere = await sender(server, '/other')({ method: 'POST', headers, body: fixture('message_sent') });
       expect(elsewhere.status).toBe(404);
+      expect(elsewhere.headers['content-type']).toBe('text/plain; charset=utf-8');
+      expect(elsewhere.body).toBe('Not found.');
       const here = await sender(server, '/hooks/chat?x=1')({ method: 'POST', headers, body: fixture('message_sent') });
       expect(here.status).toBe(200);
       await settle();

@@ -42,4 +42,72 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     fail(new Error('too late'));
     await expect(late).resolves.toBe(TIMED_OUT);
   });
+
+  it('checks every tenth of the limit: a deadline is met to within that tick, never before', async () => {
+    vi.useFakeTimers();
+    // 2 500 ms: a tick of 250 ms (not the 1 000 ms cap), so the body expires at 2 500 ms, not 3 000.
+    const deadlines = new BodyDeadlines(2500);
+    const results: unknown[] = [];
+    void deadlines.watch(new Promise<string>(() => undefined)).then((value) => results.push(value));
+    await vi.advanceTimersByTimeAsync(2499);
+    expect(results).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(results).toEqual([TIMED_OUT]);
+  });
+
+  it('ticks at most every second for long limits and at least every 5 ms for short ones', async () => {
+    vi.useFakeTimers();
+    const long = new BodyDeadlines(20_000);
+    const results: unknown[] = [];
+    void long.watch(new Promise<string>(() => undefined)).then((value) => results.push(['long', value]));
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(results).toEqual([['long', TIMED_OUT]]);
+    // 32 ms: a tenth is 3.2 ms, so the 5 ms floor applies: checked at 30 and 35 ms, expired at 35.
+    const short = new BodyDeadlines(32);
+    void short.watch(new Promise<string>(() => undefined)).then((value) => results.push(['short', value]));
+    await vi.advanceTimersByTimeAsync(34);
+    expect(results).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(results).toEqual([
+      ['long', TIMED_OUT],
+      ['short', TIMED_OUT],
+    ]);
+  });
+
+  it('starts its timer again for a body watched after the last one left', async () => {
+    vi.useFakeTimers();
+    const deadlines = new BodyDeadlines(50);
+    await deadlines.watch(Promise.resolve('first'));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(vi.getTimerCount()).toBe(0);
+    const late = deadlines.watch(new Promise<string>(() => undefined));
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(50);
+    await expect(late).resolves.toBe(TIMED_OUT);
+  });
+
+  it('a body arriving from the middle or the end of the waiting list leaves the others waiting', async () => {
+    vi.useFakeTimers();
+    const deadlines = new BodyDeadlines(100);
+    const arrivals: Array<(body: string) => void> = [];
+    const results: unknown[] = [];
+    for (const name of ['a', 'b', 'c', 'd']) {
+      const reading = new Promise<string>((resolve) => arrivals.push(resolve));
+      void deadlines.watch(reading).then((value) => results.push([name, value]));
+    }
+    arrivals[1]?.('b body');
+    arrivals[3]?.('d body');
+    await vi.advanceTimersByTimeAsync(1);
+    const e = deadlines.watch(new Promise<string>(() => undefined));
+    void e.then((value) => results.push(['e', value]));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(results).toEqual([
+      ['b', 'b body'],
+      ['d', 'd body'],
+      ['a', TIMED_OUT],
+      ['c', TIMED_OUT],
+    ]);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(results).toContainEqual(['e', TIMED_OUT]);
+  });
 });

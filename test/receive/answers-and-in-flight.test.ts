@@ -1,0 +1,240 @@
+/**
+ * How answers are said and what they leave behind (src/receive/answers.ts), and the in-flight list close()
+ * drains (src/receive/in-flight.ts): onDuplicate's context and failures, log records of refusals and repeats,
+ * the handler context, and errands finishing in any order (found by mutation testing, bench/results/mutation.md).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it, vi } from 'vitest';
+import { createWebhooks, type HandlerContext, type WebhookError, type WebhooksOptions } from '../../src/index.js';
+import { buildRequest } from '../../src/testing/index.js';
+
+const auth = { username: 'platform', password: 's3cret' };
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
+const body = fixture('message_sent');
+const request = (text: string, options: { password?: string } = {}) =>
+  buildRequest(text, { auth: { ...auth, password: options.password ?? auth.password } });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function receiver(options: Partial<WebhooksOptions> = {}) {
+  const webhooks = createWebhooks({ auth, logger: {}, ...options });
+  const errors: WebhookError[] = [];
+  webhooks.onError((error) => void errors.push(error));
+  return { webhooks, errors };
+}
+
+describe('onDuplicate', () => {
+  it('gets the same key the first run saw, and when the repeat arrived', async () => {
+    const { webhooks } = receiver();
+    const contexts: HandlerContext[] = [];
+    const duplicates: Array<{ key: string; receivedAt: number }> = [];
+    webhooks.on('message_sent', (_event, context) => void contexts.push(context));
+    webhooks.onDuplicate((_event, context) => void duplicates.push(context));
+    await (await webhooks.handle(request(body))).done;
+    const before = Date.now();
+    await (await webhooks.handle(request(body))).done;
+    expect(contexts).toHaveLength(1);
+    expect(contexts[0]!.attempt).toBe(1);
+    expect(duplicates).toHaveLength(1);
+    expect(duplicates[0]!.key).toBe(contexts[0]!.key);
+    expect(duplicates[0]!.key).toMatch(/:message_sent:/);
+    expect(duplicates[0]!.receivedAt).toBeGreaterThanOrEqual(before);
+    expect(duplicates[0]!.receivedAt).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('done waits for an asynchronous onDuplicate handler', async () => {
+    const { webhooks } = receiver();
+    const finished: string[] = [];
+    webhooks.onDuplicate(async () => {
+      await sleep(20);
+      finished.push('duplicate');
+    });
+    await (await webhooks.handle(request(body))).done;
+    await (await webhooks.handle(request(body))).done;
+    expect(finished).toEqual(['duplicate']);
+  });
+
+  it('a failing onDuplicate handler reaches onError with its cause and the event; the others still run', async () => {
+    const { webhooks, errors } = receiver();
+    const thrown = new Error('sync duplicate');
+    const rejected = new Error('async duplicate');
+    const last = vi.fn();
+    webhooks.onDuplicate(() => {
+      throw thrown;
+    });
+    webhooks.onDuplicate(async () => {
+      await sleep(5);
+      throw rejected;
+    });
+    webhooks.onDuplicate(last);
+    await (await webhooks.handle(request(body))).done;
+    const repeat = await webhooks.handle(request(body));
+    expect(repeat.status).toBe(200);
+    await repeat.done;
+    expect(last).toHaveBeenCalledTimes(1);
+    expect(errors.map((error) => [error.code, error.cause])).toEqual([
+      ['handler_failed', thrown],
+      ['handler_failed', rejected],
+    ]);
+    expect(errors[0]!.message).toBe('An onDuplicate handler failed: Error: sync duplicate');
+    expect(errors[1]!.event).toMatchObject({ trigger: 'message_sent' });
+  });
+
+  it('an asynchronous onError reporting a failed onDuplicate is waited for', async () => {
+    const webhooks = createWebhooks({ auth, logger: {} });
+    const reported: string[] = [];
+    webhooks.onError(async (error) => {
+      await sleep(20);
+      reported.push(error.code);
+    });
+    webhooks.onDuplicate(() => {
+      throw new Error('x');
+    });
+    await (await webhooks.handle(request(body))).done;
+    await (await webhooks.handle(request(body))).done;
+    expect(reported).toEqual(['handler_failed']);
+  });
+});
+
+describe('log records', () => {
+  it('a refusal is logged at debug with its code and status', async () => {
+    const debug = vi.fn();
+    const webhooks = createWebhooks({ auth, logger: { debug } });
+    await webhooks.handle(request(body, { password: 'wrong' }));
+    expect(debug).toHaveBeenCalledWith({ code: 'unauthorized', status: 401 }, expect.stringMatching(/^Refused a webhook request: /));
+  });
+
+  it('a repeat is logged at debug with its trigger and key', async () => {
+    const debug = vi.fn();
+    const webhooks = createWebhooks({ auth, logger: { debug } });
+    let key = '';
+    webhooks.on('message_sent', (_event, context) => void (key = context.key));
+    await (await webhooks.handle(request(body))).done;
+    await (await webhooks.handle(request(body))).done;
+    expect(debug).toHaveBeenCalledTimes(1);
+    expect(debug).toHaveBeenCalledWith({ trigger: 'message_sent', key }, 'Ignored a repeated delivery.');
+  });
+});
+
+describe('answers', () => {
+  it('an invalid payload in reject mode is 400 naming the trigger only, onError getting the details', async () => {
+    const { webhooks, errors } = receiver({ invalidPayload: 'reject' });
+    const handler = vi.fn();
+    webhooks.on('message_sent', handler);
+    const invalid = JSON.stringify({ ...JSON.parse(body), data: { hostile_key: 1 } });
+    const response = await webhooks.handle(request(invalid));
+    expect(response.status).toBe(400);
+    expect(response.body).toBe('The message_sent payload does not match its schema; onError has the details.');
+    await response.done;
+    expect(errors.map((error) => error.code)).toEqual(['invalid_payload']);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('an invalid payload in accept mode is 200 and goes to onError, not to the handlers', async () => {
+    const { webhooks, errors } = receiver();
+    const handler = vi.fn();
+    webhooks.on('message_sent', handler);
+    const invalid = JSON.stringify({ ...JSON.parse(body), data: { hostile_key: 1 } });
+    const response = await webhooks.handle(request(invalid));
+    expect(response.status).toBe(200);
+    expect(response.body).toBe('OK');
+    await response.done;
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ code: 'invalid_payload', rawBody: invalid, event: { trigger: 'message_sent' } });
+    expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('413 and 408 name the limit, and every answer is plain text', async () => {
+    const { webhooks, errors } = receiver({ maxBodyBytes: 100, bodyTimeoutMs: 20 });
+    const tooLarge = await webhooks.handle(request(body));
+    expect(tooLarge.body).toBe('The body exceeds 100 bytes.');
+    expect(tooLarge.headers['content-type']).toBe('text/plain; charset=utf-8');
+    const late = await webhooks.handle({ ...request('{}'), body: () => new Promise(() => undefined) });
+    expect(late.status).toBe(408);
+    expect(late.body).toBe('The body did not arrive within 20 ms.');
+    expect(late.headers['content-type']).toBe('text/plain; charset=utf-8');
+    const unreadable = await webhooks.handle({ ...request('{}'), body: async () => Promise.reject(new Error('x')) });
+    expect(unreadable.body).toBe('The request body could not be read.');
+    const method = await webhooks.handle({ ...request('{}'), method: 'GET' });
+    expect(method.headers).toEqual({ 'content-type': 'text/plain; charset=utf-8', allow: 'POST' });
+    await Promise.all([tooLarge.done, late.done, unreadable.done]);
+    expect(errors.map((error) => error.status)).toEqual([413, 408, 400]);
+  });
+
+  it('a refused request answers with the plain-text type even with extra headers (401)', async () => {
+    const { webhooks } = receiver();
+    const response = await webhooks.handle(request(body, { password: 'wrong' }));
+    expect(response.status).toBe(401);
+    expect(response.headers).toEqual({
+      'content-type': 'text/plain; charset=utf-8',
+      'www-authenticate': 'Basic realm="webhooks"',
+      connection: 'close',
+    });
+  });
+
+  it('a handler context key is computed from the body when the trigger documents none', async () => {
+    const { webhooks } = receiver();
+    const keys: string[] = [];
+    webhooks.onUnknown((_event, context) => void keys.push(context.key));
+    await (await webhooks.handle(request('{"trigger":"poll_voted","data":{"a":1}}'))).done;
+    await (await webhooks.handle(request('{"trigger":"poll_voted","data":{"a":2}}'))).done;
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/:poll_voted:#/);
+    expect(keys[0]).not.toBe(keys[1]);
+  });
+});
+
+describe('in-flight errands', () => {
+  it('an errand whose reporting throws (a throwing logger) still ends, and close() does not wait for it', async () => {
+    const webhooks = createWebhooks({
+      auth,
+      logger: {
+        error: () => {
+          throw new Error('logger broke');
+        },
+      },
+    });
+    webhooks.on('message_sent', () => {
+      throw new Error('handler broke');
+    });
+    const response = await webhooks.handle(request(body));
+    expect(response.status).toBe(200);
+    await expect(response.done).resolves.toBeUndefined();
+    // Had it not ended, close() would abandon it (and report through the throwing logger).
+    expect(await webhooks.close({ timeoutMs: 50 })).toEqual({ drained: 0, abandoned: 0 });
+  });
+
+  it('an errand finishing in the middle of the list leaves the others to close()', async () => {
+    const { webhooks, errors } = receiver({ handlerTimeoutMs: 0 });
+    let n = 0;
+    webhooks.on('message_sent', () => sleep(++n === 2 ? 1 : 300));
+    await webhooks.handle(request(body));
+    await webhooks.handle(request(body.replace('{', '{ ')));
+    await webhooks.handle(request(body.replace('{', '{  ')));
+    await sleep(30);
+    expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 2 });
+    expect(errors.map((error) => error.code)).toEqual(['shutdown_abandoned', 'shutdown_abandoned']);
+  });
+
+  it('the first and the last errand finishing early leave the middle one', async () => {
+    const { webhooks } = receiver({ handlerTimeoutMs: 0 });
+    let n = 0;
+    webhooks.on('message_sent', () => sleep(++n === 2 ? 300 : 1));
+    await webhooks.handle(request(body));
+    await webhooks.handle(request(body.replace('{', '{ ')));
+    await webhooks.handle(request(body.replace('{', '{  ')));
+    await sleep(30);
+    // A fourth after the others ended: the list must take new errands after emptying at both ends.
+    await webhooks.handle(request(body.replace('{', '{   ')));
+    expect(await webhooks.close({ timeoutMs: 100 })).toEqual({ drained: 1, abandoned: 1 });
+  });
+
+  it('done read before the errand started settles once it ends, and several requests in one turn all run', async () => {
+    const { webhooks } = receiver();
+    const ran: number[] = [];
+    let n = 0;
+    webhooks.on('message_sent', () => void ran.push(++n));
+    const responses = await Promise.all([0, 1, 2].map((i) => webhooks.handle(request(body.replace('{', `{${' '.repeat(i)}`)))));
+    await Promise.all(responses.map((response) => response.done));
+    expect(ran).toEqual([1, 2, 3]);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * explainRejection on large values (src/receive/explain.ts): the walk to the innermost rejected part through
+ * each kind of container, wrappers, unions explained on a sample, and the cap on issues (found by mutation
+ * testing, bench/results/mutation.md). Large means more than the 2 000 values zod explains whole.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { explainRejection, MAX_REPORTED_ISSUES } from '../../src/receive/explain.js';
+
+const numbers = (count: number) => Array.from({ length: count }, (_, i) => i);
+const paths = (issues: ReturnType<typeof explainRejection>) => issues?.map((issue) => issue.path);
+
+describe('explainRejection of a large value', () => {
+  it('finds the bad element of an array at its index', () => {
+    const schema = z.object({ list: z.array(z.number()) });
+    const issues = explainRejection(schema, { list: [...numbers(3000), 'bad', 'worse'] });
+    expect(paths(issues)).toEqual([['list', 3000]]);
+    expect(issues?.[0]?.code).toBe('invalid_type');
+  });
+
+  it('finds the bad value of a record by its key', () => {
+    const schema = z.object({ users: z.record(z.string(), z.object({ id: z.number() })) });
+    const users = Object.fromEntries(numbers(3000).map((i) => [`u${i}`, { id: i }]));
+    users.u2500 = { id: 'nope' as never };
+    expect(paths(explainRejection(schema, { users }))).toEqual([['users', 'u2500', 'id']]);
+  });
+
+  it('names a missing required field, passing over optional ones that are absent', () => {
+    const schema = z.object({ big: z.array(z.number()), maybe: z.string().optional(), needed: z.string() });
+    const issues = explainRejection(schema, { big: numbers(3000) });
+    expect(paths(issues)).toEqual([['needed']]);
+  });
+
+  it('finds an extra field that the catchall rejects, not one it accepts', () => {
+    const schema = z.object({ big: z.array(z.number()) }).catchall(z.string());
+    const issues = explainRejection(schema, { big: numbers(3000), fine: 'text', wrong: 5 });
+    expect(paths(issues)).toEqual([['wrong']]);
+  });
+
+  it('looks through optional and nullable wrappers', () => {
+    const optional = z.object({ list: z.array(z.number()).optional() });
+    expect(paths(explainRejection(optional, { list: [...numbers(3000), 'x'] }))).toEqual([['list', 3000]]);
+    const nullable = z.object({ list: z.array(z.number()).nullable() });
+    expect(paths(explainRejection(nullable, { list: [...numbers(3000), 'x'] }))).toEqual([['list', 3000]]);
+  });
+
+  it('explains a union on a sample, with the path from the root', () => {
+    const schema = z.object({ big: z.array(z.number()), either: z.union([z.string(), z.number()]) });
+    const issues = explainRejection(schema, { big: numbers(3000), either: { no: true } });
+    expect(paths(issues)).toEqual([['either']]);
+    expect(issues?.[0]?.code).toBe('invalid_union');
+  });
+
+  it('a union whose sample leaves the bad element out is reported at the union, as invalid input', () => {
+    const schema = z.object({ either: z.union([z.array(z.number()), z.string()]) });
+    const issues = explainRejection(schema, { either: [...numbers(3000), 'bad'] });
+    expect(issues).toEqual([expect.objectContaining({ code: 'custom', path: ['either'], message: 'Invalid input' })]);
+  });
+
+  it('a union whose sample keeps the bad element is explained by zod', () => {
+    const schema = z.object({ big: z.array(z.number()), either: z.union([z.array(z.number()), z.string()]) });
+    const issues = explainRejection(schema, { big: numbers(3000), either: [1, 'bad'] });
+    expect(issues?.[0]).toMatchObject({ code: 'invalid_union', path: ['either'] });
+  });
+
+  it('accepts what zod accepts after all (should the compiled validator ever reject it)', () => {
+    const schema = z.object({ scores: z.record(z.string(), z.number()) });
+    const scores = Object.fromEntries(numbers(3000).map((i) => [`k${i}`, i]));
+    expect(explainRejection(schema, { scores })).toBeUndefined();
+    expect(explainRejection(schema, { scores: { a: 1 } })).toBeUndefined();
+  });
+});
+
+describe('explainRejection of a small value', () => {
+  it('keeps every issue up to the cap, in zod order', () => {
+    const schema = z.object({ list: z.array(z.number()) });
+    const issues = explainRejection(schema, { list: Array.from({ length: 30 }, () => 'x') });
+    expect(issues).toHaveLength(MAX_REPORTED_ISSUES);
+    expect(paths(issues)).toEqual(numbers(MAX_REPORTED_ISSUES).map((i) => ['list', i]));
+  });
+
+  it('a value of exactly 2 000 values is explained whole; one more is walked', () => {
+    // Whole: zod names every bad element (up to the cap). Walked: only the first rejected part.
+    const schema = z.object({ list: z.array(z.number()) });
+    // The object, the array and its elements: 2 + n values.
+    const whole = explainRejection(schema, { list: [...numbers(1996), 'a', 'b'] });
+    expect(paths(whole)).toEqual([
+      ['list', 1996],
+      ['list', 1997],
+    ]);
+    const walked = explainRejection(schema, { list: [...numbers(1997), 'a', 'b'] });
+    expect(paths(walked)).toEqual([['list', 1997]]);
+  });
+});
