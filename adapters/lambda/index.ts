@@ -92,9 +92,9 @@ const TICK_MS = 25;
 
 /**
  * Calls back once `done` settles, or at its deadline (to within TICK_MS) if that comes first. One interval
- * per handler serves every invocation and runs until a tick finds none waiting, instead of a timer set and
- * cleared for each invocation. The interval is kept referenced on purpose: it keeps the event loop alive
- * while a handler waits on something that never settles, so the receiver's own timeout gets to fire.
+ * per handler serves every invocation, instead of a timer set and cleared for each. It holds the event loop
+ * open only while an invocation waits (so that the receiver's own timeout gets to fire while a handler waits
+ * on something that never settles), and stops once a tick finds none waiting.
  */
 class Settling {
   readonly #waiting = new Set<{ until: number; then: () => void }>();
@@ -103,11 +103,17 @@ class Settling {
   after(done: Promise<void>, ms: number, then: () => void): void {
     const waiting = { until: Date.now() + ms, then };
     this.#waiting.add(waiting);
-    this.#timer ??= setInterval(() => this.#expire(), TICK_MS);
+    if (this.#timer) this.#timer.ref?.();
+    else this.#timer = setInterval(() => this.#expire(), TICK_MS);
     // `done` never rejects. Whichever comes first calls back; the other finds the entry gone.
     done.then(() => {
-      if (this.#waiting.delete(waiting)) then();
+      if (this.#waiting.delete(waiting)) this.#leave(then);
     });
+  }
+
+  #leave(then: () => void): void {
+    if (this.#waiting.size === 0) this.#timer?.unref?.();
+    then();
   }
 
   #expire(): void {
@@ -118,7 +124,7 @@ class Settling {
     }
     const now = Date.now();
     for (const waiting of this.#waiting) {
-      if (waiting.until <= now && this.#waiting.delete(waiting)) waiting.then();
+      if (waiting.until <= now && this.#waiting.delete(waiting)) this.#leave(waiting.then);
     }
   }
 }
