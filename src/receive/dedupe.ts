@@ -11,7 +11,7 @@ export interface DedupeOptions {
   windowMs?: number;
   /**
    * How many deliveries are remembered at most; the oldest are forgotten first. The window takes about
-   * 50 bytes per key, allocated up front. At most 2^24.
+   * 37 bytes per key, allocated up front. At most 2^24.
    * @defaultValue 10000
    */
   maxKeys?: number;
@@ -21,7 +21,7 @@ export interface DedupeOptions {
 const SCRATCH_CHARS = 16 * 1024;
 const encoder = new TextEncoder();
 
-/** Beyond this the up-front allocation (about 650 MB) is surely a mistake. */
+/** Beyond this the up-front allocation (about 600 MB) is surely a mistake. */
 export const MAX_DEDUPE_KEYS = 2 ** 24;
 
 /**
@@ -44,10 +44,8 @@ export function bodyDigest(rawBody: string | Uint8Array): string {
  * Everything lives in typed arrays: remembered strings would each outlive the young generation and be
  * copied on their way to the old one. Layout: a ring of slots, oldest first (fingerprint, time first
  * seen, whether still live), and an open-addressing index (linear probing) from fingerprint to slot.
- * Each index place holds the slot and the first lane beside it, so a probe for a new delivery (the common
- * case) reads only the index, not the slots scattered across memory: in a busy server each read of a cold
- * cache line costs more than the hashing. Forgetting the oldest slot removes its index entry by backward
- * shifting, so the index never fills with tombstones.
+ * Forgetting the oldest slot removes its index entry by backward shifting, so the index never fills with
+ * tombstones.
  */
 export class DedupeWindow {
   readonly #windowMs: number;
@@ -59,7 +57,7 @@ export class DedupeWindow {
   readonly #times: Float64Array;
   /** 0 for a slot whose key was deleted: its turn in the ring comes, but it is no longer in the index. */
   readonly #live: Uint8Array;
-  /** Pairs per place: slot number + 1 (0 for an empty place), and that slot's first lane. */
+  /** Slot number + 1, or 0 for an empty place. */
   readonly #index: Int32Array;
   readonly #mask: number;
   #oldest = 0;
@@ -84,7 +82,7 @@ export class DedupeWindow {
     // At most half full, so that probe runs stay short.
     let size = 2;
     while (size < maxKeys * 2) size *= 2;
-    this.#index = new Int32Array(size * 2);
+    this.#index = new Int32Array(size);
     this.#mask = size - 1;
   }
 
@@ -102,9 +100,8 @@ export class DedupeWindow {
     this.#live[slot] = 1;
     this.#count++;
     let place = this.#fpA & this.#mask;
-    while (this.#index[place * 2] !== 0) place = (place + 1) & this.#mask;
-    this.#index[place * 2] = slot + 1;
-    this.#index[place * 2 + 1] = this.#fpA;
+    while (this.#index[place] !== 0) place = (place + 1) & this.#mask;
+    this.#index[place] = slot + 1;
     return true;
   }
 
@@ -121,7 +118,7 @@ export class DedupeWindow {
     const place = this.#find();
     if (place === -1) return;
     // Its slot in the ring stays until its turn comes, as a dead one.
-    this.#live[(this.#index[place * 2] as number) - 1] = 0;
+    this.#live[(this.#index[place] as number) - 1] = 0;
     this.#unindex(place);
   }
 
@@ -164,14 +161,12 @@ export class DedupeWindow {
 
   /** The index place holding the current fingerprint, or -1. */
   #find(): number {
-    const index = this.#index;
     let place = this.#fpA & this.#mask;
     for (;;) {
-      const entry = index[place * 2] as number;
+      const entry = this.#index[place] as number;
       if (entry === 0) return -1;
-      if (index[place * 2 + 1] === this.#fpA && this.#laneB[entry - 1] === this.#fpB && this.#length[entry - 1] === this.#fpLength) {
-        return place;
-      }
+      const slot = entry - 1;
+      if (this.#laneA[slot] === this.#fpA && this.#laneB[slot] === this.#fpB && this.#length[slot] === this.#fpLength) return place;
       place = (place + 1) & this.#mask;
     }
   }
@@ -184,19 +179,17 @@ export class DedupeWindow {
     let next = place;
     for (;;) {
       next = (next + 1) & mask;
-      const entry = index[next * 2] as number;
+      const entry = index[next] as number;
       if (entry === 0) break;
-      const lane = index[next * 2 + 1] as number;
-      const home = lane & mask;
+      const home = (this.#laneA[entry - 1] as number) & mask;
       // The entry may move into the hole only if its home is not inside (hole, next].
       const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next;
       if (!stays) {
-        index[hole * 2] = entry;
-        index[hole * 2 + 1] = lane;
+        index[hole] = entry;
         hole = next;
       }
     }
-    index[hole * 2] = 0;
+    index[hole] = 0;
   }
 
   #forgetOldest(): void {
@@ -204,7 +197,7 @@ export class DedupeWindow {
     if (this.#live[slot] === 1) {
       this.#live[slot] = 0;
       let place = (this.#laneA[slot] as number) & this.#mask;
-      while (this.#index[place * 2] !== slot + 1) place = (place + 1) & this.#mask;
+      while (this.#index[place] !== slot + 1) place = (place + 1) & this.#mask;
       this.#unindex(place);
     }
     this.#oldest = (slot + 1) % this.#maxKeys;
