@@ -67,7 +67,7 @@ describe('nodeBodyReader', () => {
     let seen: { body: WebhookBody; dataListeners: number; paused: boolean } | undefined;
     const port = await listen((req, res) => {
       const before = req.listenerCount('data');
-      void nodeBodyReader(req)(10).then((body) => {
+      void Promise.resolve(nodeBodyReader(req)(10)).then((body) => {
         seen = { body, dataListeners: req.listenerCount('data') - before, paused: req.isPaused() };
         res.end('ok');
       });
@@ -82,7 +82,7 @@ describe('nodeBodyReader', () => {
   it('joins a body that arrived in several chunks, and returns a single chunk as it is', async () => {
     const bodies: string[] = [];
     const port = await listen((req, res) => {
-      void nodeBodyReader(req)(LIMIT).then((body) => {
+      void Promise.resolve(nodeBodyReader(req)(LIMIT)).then((body) => {
         bodies.push(text(body));
         res.end('ok');
       });
@@ -96,7 +96,7 @@ describe('nodeBodyReader', () => {
     let read: Promise<WebhookBody> | undefined;
     const port = await listen((req, res) => {
       req.destroy();
-      read = nodeBodyReader(req)(LIMIT);
+      read = Promise.resolve(nodeBodyReader(req)(LIMIT));
       res.destroy();
     });
     await postInPieces(port, [Buffer.from('{}')]).catch(() => undefined);
@@ -108,7 +108,7 @@ describe('nodeBodyReader', () => {
     let read: Promise<WebhookBody> | undefined;
     const arrived = new Promise<void>((resolve) => {
       void listen((req) => {
-        read = nodeBodyReader(req)(LIMIT);
+        read = Promise.resolve(nodeBodyReader(req)(LIMIT));
         resolve();
       });
     });
@@ -124,7 +124,7 @@ describe('nodeBodyReader', () => {
 
   // Fastify hands the reader whatever stream a preParsing hook put in place of the request (a decompressor,
   // say): such a stream can fail, or be destroyed without an error, halfway through.
-  const readerOf = (stream: PassThrough) => nodeBodyReader(stream as unknown as IncomingMessage)(LIMIT);
+  const readerOf = (stream: PassThrough) => Promise.resolve(nodeBodyReader(stream as unknown as IncomingMessage)(LIMIT));
 
   it('rejects with the error of a stream that fails halfway', async () => {
     const stream = new PassThrough();
