@@ -215,6 +215,19 @@ describe('in-flight errands', () => {
     expect(errors.map((error) => error.code)).toEqual(['shutdown_abandoned', 'shutdown_abandoned']);
   });
 
+  it('errands leaving from the middle, then from after it, are both gone from the list', async () => {
+    const { webhooks } = receiver({ handlerTimeoutMs: 0 });
+    let n = 0;
+    const delays = [300, 1, 15];
+    webhooks.on('message_sent', () => sleep(delays[n++] ?? 0));
+    await webhooks.handle(request(body));
+    await webhooks.handle(request(body.replace('{', '{ ')));
+    await webhooks.handle(request(body.replace('{', '{  ')));
+    await sleep(40);
+    // Only the first is still running: close() sees it alone.
+    expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 1 });
+  });
+
   it('the first and the last errand finishing early leave the middle one', async () => {
     const { webhooks } = receiver({ handlerTimeoutMs: 0 });
     let n = 0;
