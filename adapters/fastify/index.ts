@@ -36,7 +36,9 @@ export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async
   // Only this plugin's context loses the parsers; '*' also catches requests without a Content-Type. The
   // payload may be a stream a preParsing hook substituted for the request: it is read the same way.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', (_request, payload, done) => done(null, nodeBodyReader(payload)));
+  // Also under JSON's own name: Fastify caches the parser it finds for a named type, but looks the catch-all
+  // up afresh (parsing the Content-Type) on every request.
+  fastify.addContentTypeParser(['application/json', '*'], (_request, payload, done) => done(null, nodeBodyReader(payload)));
 
   // Every method, so that the receiver (not Fastify's 404) answers 405 to a GET.
   fastify.all(path, (request, reply) => {

@@ -3,7 +3,14 @@
  * APIs (payload 1.0, also HTTP APIs set to 1.0), HTTP APIs (payload 2.0), function URLs and Application Load
  * Balancer targets; the kind is read from each event, and the result takes the shape that kind expects.
  */
-import { ConfigurationError, rejectUnknownOptions, type HandleOptions, type ParsedWebhook, type Webhooks } from '../../src/receive/index.js';
+import {
+  ConfigurationError,
+  rejectUnknownOptions,
+  type HandleOptions,
+  type ParsedWebhook,
+  type WebhookResponse,
+  type Webhooks,
+} from '../../src/receive/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
 import { kindOf, toRequest, toResult } from './translate.js';
 
@@ -52,6 +59,7 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
     throw new ConfigurationError('timeBudgetMs', '`timeBudgetMs` must be a positive number of milliseconds.');
   }
 
+  const settling = new Settling();
   // Exactly two parameters and async: Node 24 runtimes refuse callback-style handlers.
   return async (event, context) => {
     const kind = kindOf(event);
@@ -63,20 +71,60 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
     // At least 1 ms: 0 would mean "no limit" to the receiver.
     const budget = Math.max(1, Math.min(timeBudgetMs, remaining === undefined ? Infinity : remaining - SAFETY_MARGIN_MS));
     const handleOptions: HandleOptions = enqueue ? { enqueue, handlerTimeoutMs: budget } : { handlerTimeoutMs: budget };
-    const response = await webhooks.handle(request, handleOptions);
     // Handlers (or onError reports of a refused request) run after the response is produced; the function is
-    // frozen once it returns, so they must finish first.
-    await settleWithin(response.done, budget + GRACE_MS);
-    return toResult(event, kind, response);
+    // frozen once it returns, so they must finish first. Callbacks rather than awaits: each await here is
+    // a cost every invocation pays.
+    return new Promise<LambdaHttpResult>((resolve, reject) => {
+      const answer = (response: WebhookResponse) => {
+        try {
+          resolve(toResult(event, kind, response));
+        } catch (cause) {
+          reject(cause);
+        }
+      };
+      webhooks.respond(request, (response) => settling.after(response.done, budget + GRACE_MS, () => answer(response)), handleOptions);
+    });
   };
 }
 
+/** How often waiting invocations are checked against their deadlines. */
+const TICK_MS = 25;
+
 /**
- * Waits for `done`, but never past `ms`. The timer is kept referenced on purpose: it keeps the event loop
- * alive while a handler waits on something that never settles, so the receiver's own timeout gets to fire.
+ * Calls back once `done` settles, or at its deadline (to within TICK_MS) if that comes first. One interval
+ * per handler serves every invocation, instead of a timer set and cleared for each. It holds the event loop
+ * open only while an invocation waits (so that the receiver's own timeout gets to fire while a handler waits
+ * on something that never settles), and stops once a tick finds none waiting.
  */
-function settleWithin(done: Promise<void>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  return Promise.race([done, deadline]).finally(() => clearTimeout(timer));
+class Settling {
+  readonly #waiting = new Set<{ until: number; then: () => void }>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  after(done: Promise<void>, ms: number, then: () => void): void {
+    const waiting = { until: Date.now() + ms, then };
+    this.#waiting.add(waiting);
+    if (this.#timer) this.#timer.ref?.();
+    else this.#timer = setInterval(() => this.#expire(), TICK_MS);
+    // `done` never rejects. Whichever comes first calls back; the other finds the entry gone.
+    done.then(() => {
+      if (this.#waiting.delete(waiting)) this.#leave(then);
+    });
+  }
+
+  #leave(then: () => void): void {
+    if (this.#waiting.size === 0) this.#timer?.unref?.();
+    then();
+  }
+
+  #expire(): void {
+    if (this.#waiting.size === 0) {
+      clearInterval(this.#timer);
+      this.#timer = undefined;
+      return;
+    }
+    const now = Date.now();
+    for (const waiting of this.#waiting) {
+      if (waiting.until <= now && this.#waiting.delete(waiting)) this.#leave(waiting.then);
+    }
+  }
 }

@@ -1,6 +1,6 @@
 /** Translation between Lambda's HTTP events and results and the receiver's normalized request and response. */
 import { STATUS_CODES } from 'node:http';
-import type { BodyReader, WebhookResponse } from '../../src/receive/index.js';
+import type { BodyReader, HeaderSource, WebhookResponse } from '../../src/receive/index.js';
 import type {
   AlbEvent,
   ApiGatewayProxyEvent,
@@ -12,6 +12,8 @@ import type {
 } from './shapes.js';
 
 export type Kind = 'v1' | 'v2' | 'alb';
+
+const NO_HEADERS: HeaderSource = Object.freeze({});
 
 export function kindOf(event: LambdaHttpEvent): Kind {
   const candidate = event as unknown as Record<string, unknown> | null;
@@ -30,7 +32,7 @@ export function kindOf(event: LambdaHttpEvent): Kind {
 
 export interface LambdaRequest {
   method: string;
-  headers: Record<string, string | string[]>;
+  headers: HeaderSource;
   body: BodyReader;
   /** The paths this request may be matched under. */
   paths: string[];
@@ -45,7 +47,7 @@ export function toRequest(event: LambdaHttpEvent, kind: Kind): LambdaRequest {
     if (stage !== '$default' && v2.rawPath.startsWith(`${prefix}/`)) paths.push(v2.rawPath.slice(prefix.length));
     return {
       method: v2.requestContext.http.method,
-      headers: lowerCaseHeaders(v2.headers, undefined),
+      headers: headersOf(v2.headers, undefined),
       body: bodyReader(v2.body, v2.isBase64Encoded),
       paths,
     };
@@ -53,26 +55,25 @@ export function toRequest(event: LambdaHttpEvent, kind: Kind): LambdaRequest {
   const v1 = event as ApiGatewayProxyEvent | AlbEvent;
   return {
     method: v1.httpMethod,
-    headers: lowerCaseHeaders(v1.headers, v1.multiValueHeaders),
+    headers: headersOf(v1.headers, v1.multiValueHeaders),
     body: bodyReader(v1.body, v1.isBase64Encoded),
     paths: [v1.path],
   };
 }
 
 /**
- * Node-style headers (lower-case names, arrays for repeats, as the receiver reads them) from the event's
- * maps. `multiValueHeaders` holds every value when present; `headers` only the last of a repeat. Header names
- * are the sender's: the maps have no prototype, so `constructor` or `__proto__` is just another name.
+ * The request's headers from the event's maps. `multiValueHeaders` holds every value when present (merged
+ * into node-style headers: lower-case names, arrays for repeats, so a repeated Authorization is seen);
+ * `headers` only the last of a repeat. Header names are the sender's: the merged maps have no prototype, so
+ * `constructor` or `__proto__` is just another name.
  */
-function lowerCaseHeaders(
-  single: StringMap | null | undefined,
-  multi: MultiStringMap | null | undefined,
-): Record<string, string | string[]> {
+function headersOf(single: StringMap | null | undefined, multi: MultiStringMap | null | undefined): HeaderSource {
+  // `headers` alone (HTTP API, function URL, most REST and ALB events) is passed as it is: the receiver reads
+  // names in any letter case and only ever looks up the names it needs, so copying would only cost.
+  if (!multi) return single ?? NO_HEADERS;
   const values: Record<string, string[]> = Object.create(null);
-  if (multi) {
-    for (const [name, list] of Object.entries(multi)) {
-      if (list) (values[name.toLowerCase()] ??= []).push(...list);
-    }
+  for (const [name, list] of Object.entries(multi)) {
+    if (list) (values[name.toLowerCase()] ??= []).push(...list);
   }
   if (single) {
     for (const [name, value] of Object.entries(single)) {
@@ -92,7 +93,8 @@ function lowerCaseHeaders(
  * base64 body is decoded no further than one byte past the limit.
  */
 function bodyReader(body: string | null | undefined, isBase64Encoded: boolean): BodyReader {
-  return async (maxBytes) => {
+  // Not async: a body in hand goes to the receiver at once, without a promise.
+  return (maxBytes) => {
     if (!body) return '';
     if (!isBase64Encoded) return body;
     // Every 4 base64 characters carry 3 bytes.

@@ -32,5 +32,5 @@ export function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
   // of a parsed value are gone: the receiver can only check its size against Content-Length, and reports
   // it re-serialized.
   if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  return typeof body === 'object' && body !== null ? body : JSON.stringify(body) ?? '';
+  return typeof body === 'object' && body !== null ? body : JSON.stringify(body);
 }

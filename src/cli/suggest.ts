@@ -1,4 +1,7 @@
-/** "Did you mean" for a misspelled name, by edit distance. */
+/**
+ * "Did you mean" for a misspelled name, by edit distance. The same as src/receive/suggest.ts, kept as the
+ * command line's own copy because the CLI imports public entries only: change both together.
+ */
 
 function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -15,17 +18,18 @@ function distance(a: string, b: string): number {
 
 /** The closest known names (up to three), closest first; none when nothing is near. */
 export function closest(name: string, known: readonly string[]): string[] {
+  const wanted = name.toLowerCase();
   const limit = Math.max(2, Math.floor(name.length / 3));
   return known
-    .map((candidate) => ({ candidate, score: distance(name.toLowerCase(), candidate.toLowerCase()) }))
-    .filter(({ candidate, score }) => score <= limit || candidate.includes(name.toLowerCase()))
+    .map((candidate) => ({ candidate, score: distance(wanted, candidate.toLowerCase()) }))
+    .filter(({ candidate, score }) => score <= limit || (wanted.length > 2 && candidate.toLowerCase().includes(wanted)))
     .sort((a, b) => a.score - b.score)
     .slice(0, 3)
     .map(({ candidate }) => candidate);
 }
 
-/** `Did you mean "x"?` or an empty string. */
+/** ` Did you mean "x"?` (with its leading space), or an empty string when nothing is near. */
 export function didYouMean(name: string, known: readonly string[]): string {
   const near = closest(name, known);
-  return near.length === 0 ? '' : ` Did you mean ${near.map((n) => `"${n}"`).join(' or ')}?`;
+  return near.length === 0 ? '' : ` Did you mean ${near.map((candidate) => `"${candidate}"`).join(' or ')}?`;
 }

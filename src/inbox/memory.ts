@@ -84,7 +84,7 @@ class MemoryInbox implements Inbox {
     const { key, trigger, receivedAt } = entry;
     this.#slots.set(key, { entry, key, trigger, receivedAt, state: 'pending', attempts: 0, due: 0, token: '' });
     this.#ready.push(key);
-    if (this.#waiters.size > 0) this.#wake();
+    if (this.#waiters.size > 0) this.#wakeOne();
     return STORED;
   }
 
@@ -192,6 +192,14 @@ class MemoryInbox implements Inbox {
   #wake(): void {
     for (const waiter of this.#waiters) waiter();
     this.#waiters.clear();
+  }
+
+  /** One new event needs one claimer: waking every idle loop would send all but one back to sleep. */
+  #wakeOne(): void {
+    for (const waiter of this.#waiters) {
+      waiter();
+      return;
+    }
   }
 
   /** Resolves after `ms`, on a put or a failure with a retry time, or when the signal aborts. */

@@ -67,6 +67,12 @@ export class Answers {
     private readonly keyOf: (event: ParsedWebhook, rawBody?: string | Uint8Array) => string,
   ) {}
 
+  /** Hands an answer to the adapter once it is known; a failure on the way is still answered (500). */
+  deliver(answer: WebhookResponse | Promise<WebhookResponse>, send: (response: WebhookResponse) => void): void {
+    if (isThenable(answer)) (answer as Promise<WebhookResponse>).then(send, (cause: unknown) => send(this.failed(cause)));
+    else send(answer as WebhookResponse);
+  }
+
   /** Answers a refused request; the error reaches onError after the response. */
   refuse(error: WebhookError, headers?: Record<string, string>, body = error.message): WebhookResponse {
     this.logger.debug?.({ code: error.code, status: error.status }, `Refused a webhook request: ${error.message}`);

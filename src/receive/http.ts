@@ -10,9 +10,10 @@ export type HeaderSource =
 
 /**
  * Reads the request body. It must stop reading as soon as more than `maxBytes` bytes have arrived and may
- * then resolve with what it has: the receiver answers 413 for anything longer than `maxBytes`.
+ * then resolve with what it has: the receiver answers 413 for anything longer than `maxBytes`. A body already
+ * in memory may be returned as is (no promise), which spares the request a turn of the microtask queue.
  */
-export type BodyReader = (maxBytes: number) => Promise<WebhookBody>;
+export type BodyReader = (maxBytes: number) => WebhookBody | Promise<WebhookBody>;
 
 export interface WebhookRequest {
   method: string;
@@ -39,7 +40,8 @@ export function readHeader(headers: HeaderSource, name: string): string | undefi
   let value = record[name];
   if (value === undefined) {
     for (const key in record) {
-      if (key.toLowerCase() === name) {
+      // Lengths first: most headers are not the one sought, and lower-casing each would cost every request.
+      if (key.length === name.length && key.toLowerCase() === name) {
         value = record[key];
         break;
       }

@@ -29,7 +29,7 @@ export interface HandleOptions {
   handlerTimeoutMs?: number;
 }
 
-type Answer = WebhookResponse | Promise<WebhookResponse>;
+export type Answer = WebhookResponse | Promise<WebhookResponse>;
 
 export class Intake {
   readonly #commits: Commits;
@@ -46,8 +46,11 @@ export class Intake {
 
   readonly #deadlines: BodyDeadlines | undefined;
 
-  /** Reads the body, then answers; synchronously when the body is in memory and nothing must be awaited. */
-  take(request: WebhookRequest, options: HandleOptions): Answer {
+  /**
+   * Reads the body, then answers: returns the answer when the body is in memory (synchronously unless an
+   * inbox must be awaited); for a body still arriving, returns nothing and hands the answer to `send` later.
+   */
+  take(request: WebhookRequest, options: HandleOptions, send: (response: WebhookResponse) => void): Answer | undefined {
     const { body } = request;
     if (typeof body !== 'function') return this.#answer(body, options);
     let reading: WebhookBody | Promise<WebhookBody>;
@@ -57,11 +60,20 @@ export class Intake {
       return this.answers.unreadable(cause);
     }
     if (!isThenable(reading)) return this.#answer(reading, options);
-    const arrived = this.#deadlines ? this.#deadlines.watch(reading as Promise<WebhookBody>) : reading;
-    return (arrived as Promise<Arrival>).then(
-      (value) => (value === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(value, options)),
-      (cause: unknown) => this.answers.unreadable(cause),
-    );
+    // Callbacks, not a promise chain: every promise on this path costs each request.
+    const arrived = (arrival: Arrival): void => {
+      let answer: Answer;
+      try {
+        answer = arrival === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(arrival, options);
+      } catch (cause) {
+        answer = this.answers.failed(cause);
+      }
+      this.answers.deliver(answer, send);
+    };
+    const unreadable = (cause: unknown): void => this.answers.deliver(this.answers.unreadable(cause), send);
+    if (this.#deadlines) this.#deadlines.watch(reading as Promise<WebhookBody>, arrived, unreadable);
+    else (reading as Promise<WebhookBody>).then(arrived, unreadable);
+    return undefined;
   }
 
   /** Answers a body that is in memory. */

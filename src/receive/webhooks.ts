@@ -78,14 +78,14 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   consumer?.start();
 
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
-    let response: WebhookResponse | Promise<WebhookResponse>;
+    let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
-      response = admission.refusal(request) ?? intake.take(request, options);
+      response = admission.refusal(request) ?? intake.take(request, options, send);
     } catch (cause) {
       response = answers.failed(cause);
     }
-    if (isThenable(response)) (response as Promise<WebhookResponse>).then(send, (cause: unknown) => send(answers.failed(cause)));
-    else send(response as WebhookResponse);
+    // Nothing yet: the body is still arriving, and intake sends the answer once it is in.
+    if (response !== undefined) answers.deliver(response, send);
   }
 
   const abandon = (event: ParsedWebhook | undefined) =>

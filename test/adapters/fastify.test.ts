@@ -154,4 +154,32 @@ describe('fastify plugin', () => {
     app.register(fastifyWebhooks, { path: '/in' });
     await expect(app.ready()).rejects.toThrow(/needs the receiver/);
   });
+
+  it("takes the options Fastify's register() gives any plugin: logLevel and logSerializers", async () => {
+    const lines: Array<{ msg?: string }> = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(JSON.parse(chunk.toString('utf8')));
+        callback();
+      },
+    });
+    const { webhooks, events } = recordingReceiver();
+    const app = Fastify({ logger: { level: 'info', stream } });
+    apps.push(app);
+    await app.register(fastifyWebhooks, { webhooks, logLevel: 'warn', logSerializers: { req: () => 'request' } });
+    expect((await send(app)({ method: 'POST', headers: json, body: fixture('message_sent') })).status).toBe(200);
+    await settle();
+    expect(events).toHaveLength(1);
+    // logLevel reached the route: its info-level "request completed" line is gone.
+    expect(lines.some((line) => line.msg === 'request completed')).toBe(false);
+  });
+
+  it('refuses a receiver without handle(), or no options at all, with a ConfigurationError naming `webhooks`', async () => {
+    for (const options of [{ webhooks: {} as Webhooks }, undefined]) {
+      const app = Fastify();
+      apps.push(app);
+      app.register(fastifyWebhooks, options as never);
+      await expect(app.ready()).rejects.toMatchObject({ name: 'ConfigurationError', option: 'webhooks', message: expect.stringMatching(/needs the receiver/) });
+    }
+  });
 });

@@ -89,6 +89,15 @@ describe('fetch body streaming', () => {
     expect(stats.pulled).toBe(0);
   });
 
+  it('answers a POST that has no body at all (request.body null) 400 invalid_json, like an empty one', async () => {
+    const { webhooks, errors } = recordingReceiver();
+    const request = new Request(`${URL_BASE}/webhooks`, { method: 'POST', headers: json });
+    expect(request.body).toBeNull();
+    expect((await fetchHandler(webhooks)(request)).status).toBe(400);
+    await settle();
+    expect(errors.map((error) => [error.code, error.rawBody])).toEqual([['invalid_json', '']]);
+  });
+
   it('answers with a body something else already read as empty, not with an error', async () => {
     const { webhooks, errors } = recordingReceiver();
     const request = new Request(`${URL_BASE}/webhooks`, { method: 'POST', headers: json, body: fixture('message_sent') });
@@ -167,6 +176,8 @@ describe('fetch path handling', () => {
     const body = fixture('message_sent');
     const elsewhere = await sender(webhooks, { path: '/webhooks' }, '/other')({ method: 'POST', headers, body });
     expect(elsewhere.status).toBe(404);
+    expect(elsewhere.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(elsewhere.body).toBe('Not found.');
     await settle();
     expect(events).toEqual([]);
     const here = await sender(webhooks, { path: '/webhooks' }, '/webhooks?source=chat')({ method: 'POST', headers, body });

@@ -1,6 +1,7 @@
 /** Lambda edges: stage prefixes, base64 bodies at and past the limit, budgets, an onError that never settles. */
 import { describe, expect, it, vi } from 'vitest';
 import { lambdaHandler } from '../../adapters/lambda/index.js';
+import { ConfigurationError } from '../../src/index.js';
 import { httpApiEvent, lambdaContext, restApiEvent } from './lambda-events.js';
 import { AUTH, LIMIT, fixture, messageOfSize, recordingReceiver } from './status-table.js';
 
@@ -74,5 +75,63 @@ describe('lambda: budgets', () => {
     expect(result.statusCode).toBe(200);
     // The budget, then the adapter's grace for the receiver's own timeout: never the onError's forever.
     expect(Date.now() - started).toBeLessThan(400);
+  });
+});
+
+describe('lambda: the handler around the translation', () => {
+  it('answers a request to another path 404 in the event kind’s own shape', async () => {
+    const handler = lambdaHandler(recordingReceiver().webhooks, { path: '/webhooks' });
+    expect(await handler(restApiEvent({ ...delivery, path: '/elsewhere' }), lambdaContext())).toEqual({
+      statusCode: 404,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: 'Not found.',
+      isBase64Encoded: false,
+    });
+  });
+
+  it('says what a bad time budget must be, in a ConfigurationError naming the option', () => {
+    const thrown = (() => {
+      try {
+        lambdaHandler(recordingReceiver().webhooks, { timeBudgetMs: -1 });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(ConfigurationError);
+    expect(thrown).toMatchObject({ option: 'timeBudgetMs', message: expect.stringMatching(/positive number of milliseconds/) });
+  });
+
+  it('runs without a context, or with one lacking getRemainingTimeInMillis, and still waits for the handlers', async () => {
+    for (const context of [undefined, {}]) {
+      const { webhooks, errors } = recordingReceiver();
+      let finished = false;
+      webhooks.on('message_sent', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        finished = true;
+      });
+      const result = await lambdaHandler(webhooks)(restApiEvent(delivery), context);
+      expect(result.statusCode).toBe(200);
+      expect(finished).toBe(true);
+      expect(errors).toEqual([]);
+    }
+  });
+
+  it('keeps to the time budget without a context (no remaining time to shrink it)', async () => {
+    const { webhooks, errors } = recordingReceiver();
+    webhooks.on('message_sent', () => new Promise(() => undefined));
+    const started = Date.now();
+    const result = await lambdaHandler(webhooks, { timeBudgetMs: 80 })(restApiEvent(delivery));
+    expect(result.statusCode).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(75);
+    expect(errors.map((error) => error.code)).toEqual(['handler_timeout']);
+  });
+
+  it('leaves no timer behind once it has answered (a referenced one would hold the event loop open)', async () => {
+    const { webhooks } = recordingReceiver();
+    const handler = lambdaHandler(webhooks, { timeBudgetMs: 60_000 });
+    const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+    const before = timers();
+    expect((await handler(restApiEvent(delivery), lambdaContext())).statusCode).toBe(200);
+    expect(timers()).toBe(before);
   });
 });

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BodyDeadlines, TIMED_OUT } from '../../src/receive/body-deadlines.js';
+import { BodyDeadlines, TIMED_OUT, type Arrival } from '../../src/receive/body-deadlines.js';
+import type { WebhookBody } from '../../src/receive/parse.js';
+
+/** The watch's outcome as a promise, as the tests read it. */
+const watched = (deadlines: BodyDeadlines, reading: Promise<WebhookBody>) =>
+  new Promise<Arrival>((resolve, reject) => deadlines.watch(reading, resolve, reject));
 
 afterEach(() => void vi.useRealTimers());
 
@@ -11,10 +16,10 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     let arrive: (body: string) => void = () => undefined;
     const arriving = new Promise<string>((resolve) => (arrive = resolve));
     const results: unknown[] = [];
-    deadlines.watch(never).then((value) => results.push(['first', value]));
-    deadlines.watch(arriving).then((value) => results.push(['second', value]));
+    watched(deadlines, never).then((value) => results.push(['first', value]));
+    watched(deadlines, arriving).then((value) => results.push(['second', value]));
     await vi.advanceTimersByTimeAsync(50);
-    deadlines.watch(never).then((value) => results.push(['third', value]));
+    watched(deadlines, never).then((value) => results.push(['third', value]));
     expect(vi.getTimerCount()).toBe(1);
     arrive('body');
     await vi.advanceTimersByTimeAsync(60);
@@ -30,9 +35,9 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
   it('passes a failed read on as its rejection, and ignores one after the deadline', async () => {
     vi.useFakeTimers();
     const deadlines = new BodyDeadlines(20);
-    await expect(deadlines.watch(Promise.reject(new Error('reset')))).rejects.toThrow('reset');
+    await expect(watched(deadlines, Promise.reject(new Error('reset')))).rejects.toThrow('reset');
     let fail: (error: Error) => void = () => undefined;
-    const late = deadlines.watch(new Promise<string>((_resolve, reject) => (fail = reject)));
+    const late = watched(deadlines, new Promise<string>((_resolve, reject) => (fail = reject)));
     await vi.advanceTimersByTimeAsync(30);
     fail(new Error('too late'));
     await expect(late).resolves.toBe(TIMED_OUT);
@@ -43,7 +48,7 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     // 2 500 ms: a tick of 250 ms (not the 1 000 ms cap), so the body expires at 2 500 ms, not 3 000.
     const deadlines = new BodyDeadlines(2500);
     const results: unknown[] = [];
-    void deadlines.watch(new Promise<string>(() => undefined)).then((value) => results.push(value));
+    void watched(deadlines, new Promise<string>(() => undefined)).then((value) => results.push(value));
     await vi.advanceTimersByTimeAsync(2499);
     expect(results).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
@@ -54,12 +59,12 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     vi.useFakeTimers();
     const long = new BodyDeadlines(20_000);
     const results: unknown[] = [];
-    void long.watch(new Promise<string>(() => undefined)).then((value) => results.push(['long', value]));
+    void watched(long, new Promise<string>(() => undefined)).then((value) => results.push(['long', value]));
     await vi.advanceTimersByTimeAsync(20_000);
     expect(results).toEqual([['long', TIMED_OUT]]);
     // 32 ms: a tenth is 3.2 ms, so the 5 ms floor applies: checked at 30 and 35 ms, expired at 35.
     const short = new BodyDeadlines(32);
-    void short.watch(new Promise<string>(() => undefined)).then((value) => results.push(['short', value]));
+    void watched(short, new Promise<string>(() => undefined)).then((value) => results.push(['short', value]));
     await vi.advanceTimersByTimeAsync(34);
     expect(results).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -72,10 +77,10 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
   it('starts its timer again for a body watched after the last one left', async () => {
     vi.useFakeTimers();
     const deadlines = new BodyDeadlines(50);
-    await deadlines.watch(Promise.resolve('first'));
+    await watched(deadlines, Promise.resolve('first'));
     await vi.advanceTimersByTimeAsync(10);
     expect(vi.getTimerCount()).toBe(0);
-    const late = deadlines.watch(new Promise<string>(() => undefined));
+    const late = watched(deadlines, new Promise<string>(() => undefined));
     expect(vi.getTimerCount()).toBe(1);
     await vi.advanceTimersByTimeAsync(50);
     await expect(late).resolves.toBe(TIMED_OUT);
@@ -88,12 +93,12 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     const results: unknown[] = [];
     for (const name of ['a', 'b', 'c', 'd']) {
       const reading = new Promise<string>((resolve) => arrivals.push(resolve));
-      void deadlines.watch(reading).then((value) => results.push([name, value]));
+      void watched(deadlines, reading).then((value) => results.push([name, value]));
     }
     arrivals[1]?.('b body');
     arrivals[3]?.('d body');
     await vi.advanceTimersByTimeAsync(1);
-    const e = deadlines.watch(new Promise<string>(() => undefined));
+    const e = watched(deadlines, new Promise<string>(() => undefined));
     void e.then((value) => results.push(['e', value]));
     await vi.advanceTimersByTimeAsync(100);
     expect(results).toEqual([

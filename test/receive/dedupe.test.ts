@@ -118,6 +118,22 @@ describe('DedupeWindow against a plain reference', () => {
     }
   });
 
+  it('recognises text with characters beyond ASCII as its UTF-8 bytes', () => {
+    for (const text of ['€{"text":"plain"}', '{"text":"caf\u00e9"}', '{"text":"abcdefgh"}\u{1F600}', '{"a":1}\u00e9']) {
+      const window = new DedupeWindow();
+      expect(window.add(text, 0)).toBe(true);
+      expect(window.add(Buffer.from(text), 0), text).toBe(false);
+      // The same text without its last character is another delivery, in either form.
+      const shorter = text.slice(0, -1);
+      expect(window.add(shorter, 0), shorter).toBe(true);
+      expect(window.add(Buffer.from(shorter), 0), shorter).toBe(false);
+    }
+    const window = new DedupeWindow();
+    expect(window.add(Buffer.from('{"text":"naïve"}'), 0)).toBe(true);
+    expect(window.add('{"text":"naïve"}', 0)).toBe(false);
+    expect(window.add('{"text":"naive"}', 0)).toBe(true);
+  });
+
   it('keeps telling 100 000 distinct digests apart at its default capacity', () => {
     const window = new DedupeWindow();
     let refused = 0;

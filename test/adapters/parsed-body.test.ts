@@ -1,0 +1,87 @@
+/**
+ * What `bodyOf` makes of the bodies parsers leave, through real Express 5 and Express 4 apps (the same code
+ * serves nodeMiddleware in a connect-style stack and expressMiddleware): a raw body kept as text rather than
+ * a Buffer, and the JSON values other than objects that `express.json({ strict: false })` lets through.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express5 from 'express';
+import express4 from 'express4';
+import supertest from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { expressMiddleware } from '../../adapters/express/index.js';
+import { nodeMiddleware } from '../../adapters/node/index.js';
+import type { Webhooks } from '../../src/index.js';
+import { AUTH, LIMIT, collectResponse, messageOfSize, recordingReceiver, settle, type ReceivedResponse } from './status-table.js';
+
+type Express = typeof express5;
+const versions: Record<string, Express> = { 'Express 5': express5, 'Express 4': express4 as unknown as Express };
+const mounts = {
+  expressMiddleware: (webhooks: Webhooks) => expressMiddleware(webhooks, { path: '/webhooks' }),
+  nodeMiddleware: (webhooks: Webhooks) => nodeMiddleware(webhooks, { path: '/webhooks' }),
+};
+const json = { 'content-type': 'application/json', authorization: AUTH };
+
+/** The raw body kept as text, as some signature-checking recipes do (`buf.toString()`). */
+const keepRawText = (req: IncomingMessage, _res: unknown, buffer: Buffer) => {
+  (req as IncomingMessage & { rawBody?: string }).rawBody = buffer.toString('utf8');
+};
+
+/** A real socket sending the body in two writes without Content-Length: only the bytes kept can be measured. */
+async function sendChunked(app: ReturnType<Express>, body: string): Promise<ReceivedResponse> {
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  try {
+    return await new Promise<ReceivedResponse>((resolve, reject) => {
+      const { port } = server.address() as AddressInfo;
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/webhooks', method: 'POST', headers: json }, (res) =>
+        collectResponse(res).then(resolve, reject),
+      );
+      req.on('error', reject);
+      const half = Math.floor(body.length / 2);
+      req.write(body.slice(0, half));
+      setTimeout(() => req.end(body.slice(half)), 5);
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+for (const [version, e] of Object.entries(versions)) {
+  for (const [mountName, mount] of Object.entries(mounts)) {
+    describe(`${version}, ${mountName}: bodies parsers leave`, () => {
+      it('measures a chunked body against the limit when the raw body was kept as text', async () => {
+        const { webhooks, events, errors } = recordingReceiver();
+        const app = e();
+        app.use(e.json({ limit: '10mb', verify: keepRawText }));
+        app.use(mount(webhooks));
+        expect((await sendChunked(app, messageOfSize(LIMIT + 1))).status).toBe(413);
+        expect((await sendChunked(app, messageOfSize(LIMIT))).status).toBe(200);
+        await settle();
+        expect(events).toHaveLength(1);
+        expect(errors.map((error) => error.code)).toEqual(['payload_too_large']);
+      });
+
+      it('answers JSON that is not an object (null, a number, true, an array) 400 invalid_envelope, raw text reported', async () => {
+        const app = e();
+        app.use(e.json({ strict: false }));
+        const { webhooks, errors } = recordingReceiver();
+        app.use(mount(webhooks));
+        for (const body of ['null', '42', 'true', '[1]']) {
+          const response = await supertest(app).post('/webhooks').set(json).send(body);
+          expect(response.status, body).toBe(400);
+        }
+        await settle();
+        expect(errors.map((error) => [error.code, error.rawBody])).toEqual([
+          ['invalid_envelope', 'null'],
+          ['invalid_envelope', '42'],
+          ['invalid_envelope', 'true'],
+          ['invalid_envelope', '[1]'],
+        ]);
+      });
+    });
+  }
+}
