@@ -183,6 +183,48 @@ describe('answers', () => {
   });
 });
 
+describe('more answers', () => {
+  it('503 during shutdown says to retry later', async () => {
+    const { webhooks } = receiver();
+    await webhooks.close({ timeoutMs: 10 });
+    expect((await webhooks.handle(request(body))).body).toBe('The receiver is shutting down; retry later.');
+  });
+
+  it('an unforeseen failure is logged with its reason and message, and a logger without error() still gets a 500', async () => {
+    const broken = {
+      get() {
+        throw new Error('header store broke');
+      },
+    };
+    const error = vi.fn();
+    const logged = createWebhooks({ auth: false, logger: { error } });
+    expect((await logged.handle({ method: 'POST', headers: broken, body })).status).toBe(500);
+    expect(error).toHaveBeenCalledWith({ reason: 'header store broke' }, 'Unexpected failure while handling a webhook request.');
+    const bare = createWebhooks({ auth: false, logger: {} });
+    expect((await bare.handle({ method: 'POST', headers: broken, body })).status).toBe(500);
+  });
+
+  it('a repeat with onDuplicate handlers is answered 200 OK as text', async () => {
+    const { webhooks } = receiver();
+    webhooks.onDuplicate(() => undefined);
+    await (await webhooks.handle(request(body))).done;
+    const repeat = await webhooks.handle(request(body));
+    expect(repeat).toMatchObject({ status: 200, body: 'OK', headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  });
+
+  it('the key a handler sees is the one a repeat of the same text gets, the body as sent (not re-serialized)', async () => {
+    const { webhooks } = receiver();
+    const seen: string[] = [];
+    const text = '{ "trigger": "poll_voted",  "data": { "a": 1 } }';
+    webhooks.onUnknown((_event, context) => void seen.push(context.key));
+    webhooks.onDuplicate((_event, context) => void seen.push(context.key));
+    await (await webhooks.handle(request(text))).done;
+    await (await webhooks.handle(request(text))).done;
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBe(seen[1]);
+  });
+});
+
 describe('in-flight errands', () => {
   it('an errand whose reporting throws (a throwing logger) still ends, and close() does not wait for it', async () => {
     const webhooks = createWebhooks({
@@ -213,6 +255,19 @@ describe('in-flight errands', () => {
     await sleep(30);
     expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 2 });
     expect(errors.map((error) => error.code)).toEqual(['shutdown_abandoned', 'shutdown_abandoned']);
+  });
+
+  it('errands leaving from the middle, then from after it, are both gone from the list', async () => {
+    const { webhooks } = receiver({ handlerTimeoutMs: 0 });
+    let n = 0;
+    const delays = [300, 1, 15];
+    webhooks.on('message_sent', () => sleep(delays[n++] ?? 0));
+    await webhooks.handle(request(body));
+    await webhooks.handle(request(body.replace('{', '{ ')));
+    await webhooks.handle(request(body.replace('{', '{  ')));
+    await sleep(40);
+    // Only the first is still running: close() sees it alone.
+    expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 1 });
   });
 
   it('the first and the last errand finishing early leave the middle one', async () => {

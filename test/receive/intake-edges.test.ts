@@ -102,6 +102,29 @@ describe('body readers', () => {
   });
 });
 
+describe('admission refusals say what was wrong, briefly', () => {
+  it('405 names the method to use', async () => {
+    const { webhooks } = receiver();
+    const response = await webhooks.handle({ method: 'PUT', headers, body });
+    expect(response).toMatchObject({ status: 405, body: 'Webhook deliveries must use POST.' });
+    expect((await webhooks.handle({ method: 'post', headers, body })).status).toBe(200);
+  });
+
+  it('415 quotes a wrong Content-Type or Content-Encoding, cut to 100 characters', async () => {
+    const { webhooks, errors } = receiver();
+    const long = `text/${'x'.repeat(200)}`;
+    const type = await webhooks.handle({ method: 'POST', headers: { ...headers, 'content-type': long }, body });
+    expect(type.status).toBe(415);
+    expect(type.body).toBe(`Webhook deliveries are JSON; got Content-Type "${long.slice(0, 100)}".`);
+    const encoding = `gzip${'z'.repeat(200)}`;
+    const compressed = await webhooks.handle({ method: 'POST', headers: { ...headers, 'content-encoding': encoding }, body });
+    expect(compressed.status).toBe(415);
+    expect(compressed.body).toBe(`Webhook deliveries are not compressed; got Content-Encoding "${encoding.slice(0, 100)}".`);
+    await Promise.all([type.done, compressed.done]);
+    expect(errors.map((error) => error.code)).toEqual(['unsupported_media_type', 'unsupported_media_type']);
+  });
+});
+
 describe('maxBodyBytes on a body already in memory', () => {
   const ascii = (length: number) => {
     const envelope = JSON.stringify({ trigger: 'poll_voted', data: { t: '' } });
