@@ -69,6 +69,19 @@ describe('parse failures', () => {
     });
   });
 
+  it('an invalid payload with five issues names the first three in its message, separated by "; "', () => {
+    const event = createTestEvent('message_sent');
+    const message = { ...event.data.message, id: {}, conversationId: {}, type: {}, sender: 5, receiver: 5 };
+    const error = safeParseWebhook(JSON.stringify({ ...event, data: { ...event.data, message } })).error!;
+    expect(error.issues).toHaveLength(5);
+    expect(error.message).toBe(
+      'The message_sent payload does not match its schema (' +
+        'data.message.id: Invalid input: expected string, received object; ' +
+        'data.message.conversationId: Invalid input: expected string, received object; ' +
+        'data.message.sender: Invalid input: expected string, received number).',
+    );
+  });
+
   it('an invalid payload names the trigger and at most three issues, with paths or (root)', () => {
     const event = { ...createTestEvent('message_sent'), data: {} };
     const result = safeParseWebhook(JSON.stringify(event));
