@@ -4,6 +4,7 @@
  * pre-parsed bodies without stable text, and what an invalid payload's message names (found by mutation
  * testing, bench/results/mutation.md).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWebhook, safeParseWebhook } from '../../src/index.js';
 import { inspectDelivery } from '../../src/receive/parse.js';
@@ -43,6 +44,21 @@ describe('eventIssues', () => {
     const issues = eventIssues({ ...createTestEvent('message_sent'), data: {} } as never);
     expect(issues?.length).toBeGreaterThan(0);
     expect(issues?.[0]?.path[0]).toBe('data');
+  });
+});
+
+describe('the envelope type', () => {
+  const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8')) as object;
+
+  it('is checked on call and meeting events (a string), and kept unchecked elsewhere', () => {
+    const call = { ...fixture('call_started'), type: 5 };
+    const result = safeParseWebhook(JSON.stringify(call));
+    expect(result.error?.code).toBe('invalid_payload');
+    expect(result.error?.issues?.map((issue) => issue.path)).toEqual([['type']]);
+    expect(safeParseWebhook(JSON.stringify({ ...fixture('call_started'), type: 'a-new-kind' })).success).toBe(true);
+    const message = safeParseWebhook(JSON.stringify({ ...fixture('message_sent'), type: 5 }));
+    expect(message.success).toBe(true);
+    expect((message.event as { type?: unknown }).type).toBe(5);
   });
 });
 
