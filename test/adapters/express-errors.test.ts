@@ -4,7 +4,8 @@
  * another path, a response already started, a parser failure with no body to judge, a body only the app's
  * own limit refuses), and the one-time warning for a route mounted behind a parser.
  */
-import type { IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import express5 from 'express';
 import express4 from 'express4';
 import supertest from 'supertest';
@@ -201,3 +202,36 @@ describe.each(Object.entries(versions))('%s: the route-behind-parser warning', (
     expect(warnings).toEqual([]);
   });
 });
+
+describe('the error half called directly (its type takes any `unknown` error)', () => {
+  it('passes null, undefined and primitives on to next() untouched, answering nothing', async () => {
+    const { webhooks, errors } = recordingReceiver();
+    const [, onParseError] = expressMiddleware(webhooks);
+    const passed: unknown[] = [];
+    const server: Server = createServer((req, res) => {
+      void (async () => {
+        for (const error of [null, undefined, 'text', 7]) await onParseError(error, req, res, (next) => void passed.push(next));
+        res.end(res.headersSent ? 'answered twice?' : 'untouched');
+      })();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const text = await new Promise<string>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'POST', path: '/' }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve(body));
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(text).toBe('untouched');
+      expect(passed).toEqual([null, undefined, 'text', 7]);
+      await settle();
+      expect(errors).toEqual([]);
+    } finally {
+      server.close();
+    }
+  });
+});
+

@@ -134,4 +134,49 @@ describe('lambda: the handler around the translation', () => {
     expect((await handler(restApiEvent(delivery), lambdaContext())).statusCode).toBe(200);
     expect(timers()).toBe(before);
   });
+
+  it('answers invocations that overlap each at its own time, holding the event loop only while one waits', async () => {
+    const { webhooks, errors } = recordingReceiver();
+    webhooks.on('message_sent', (event) => {
+      const id = (event.data as { message: { id: string } }).message.id;
+      return id.startsWith('slow') ? new Promise(() => undefined) : new Promise((resolve) => setTimeout(resolve, 10));
+    });
+    const withId = (id: string) => {
+      const event = JSON.parse(fixture('message_sent'));
+      event.data.message.id = id;
+      return restApiEvent({ ...delivery, body: JSON.stringify(event) });
+    };
+    // Whatever timer the handler keeps to check deadlines: it must be referenced exactly while one waits.
+    // (`_destroyed` is how node marks a timer that fired or was cleared.)
+    const timers: NodeJS.Timeout[] = [];
+    const holdsTheLoop = (timer: NodeJS.Timeout) => timer.hasRef() && (timer as unknown as { _destroyed?: boolean })._destroyed !== true;
+    const realSetInterval = globalThis.setInterval;
+    const realSetTimeout = globalThis.setTimeout;
+    const keep = <T extends NodeJS.Timeout>(timer: T) => (timers.push(timer), timer);
+    const intervals = vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof setInterval>) => keep(realSetInterval(...args))) as typeof setInterval);
+    const timeouts = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((...args: Parameters<typeof setTimeout>) => keep(realSetTimeout(...args))) as typeof setTimeout);
+    let handler: ReturnType<typeof lambdaHandler>;
+    try {
+      handler = lambdaHandler(webhooks, { timeBudgetMs: 150 });
+      const started = Date.now();
+      const slow = handler(withId('slow'), lambdaContext());
+      const fast = await handler(withId('fast'), lambdaContext());
+      expect(fast.statusCode).toBe(200);
+      expect(Date.now() - started).toBeLessThan(120);
+      // The slow invocation still waits: something referenced must keep the process alive to its deadline.
+      expect(timers.some(holdsTheLoop)).toBe(true);
+      expect((await slow).statusCode).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(145);
+      expect(errors.map((error) => error.code)).toEqual(['handler_timeout']);
+      // None waits any more: nothing of the adapter's holds the event loop open.
+      expect(timers.filter(holdsTheLoop)).toEqual([]);
+      // A new invocation straight away (before any cleanup could run) holds it again until its own deadline.
+      const again = handler(withId('slow-2'), lambdaContext());
+      expect(timers.some(holdsTheLoop)).toBe(true);
+      expect((await again).statusCode).toBe(200);
+    } finally {
+      intervals.mockRestore();
+      timeouts.mockRestore();
+    }
+  });
 });

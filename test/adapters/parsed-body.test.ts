@@ -65,6 +65,17 @@ for (const [version, e] of Object.entries(versions)) {
         expect(errors.map((error) => error.code)).toEqual(['payload_too_large']);
       });
 
+      it('hands onError an empty raw body, not the `{}` express.json made of an empty one', async () => {
+        const app = e();
+        app.use(e.json());
+        const { webhooks, errors } = recordingReceiver();
+        app.use(mount(webhooks));
+        const response = await supertest(app).post('/webhooks').set({ ...json, 'content-length': '0' }).send('');
+        expect(response.status).toBe(400);
+        await settle();
+        expect(errors.map((error) => [error.code, error.rawBody])).toEqual([['invalid_json', '']]);
+      });
+
       it('answers JSON that is not an object (null, a number, true, an array) 400 invalid_envelope, raw text reported', async () => {
         const app = e();
         app.use(e.json({ strict: false }));
