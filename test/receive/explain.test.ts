@@ -60,6 +60,14 @@ describe('explainRejection of a large value, without parsing it whole', () => {
     }
   });
 
+  it('a scalar where an array or a record belongs is named there', () => {
+    const schema = z.object({ big: z.array(z.number()), list: z.array(z.number()), map: z.record(z.string(), z.number()) });
+    for (const wrong of ['text', 5]) {
+      expect(paths(explainWithoutWhole(schema, { big: numbers(3000), list: wrong, map: {} }))).toEqual([['list']]);
+      expect(paths(explainWithoutWhole(schema, { big: numbers(3000), list: [], map: wrong }))).toEqual([['map']]);
+    }
+  });
+
   it('explains parts whose schemas carry checks the compiler leaves to zod', () => {
     const schema = z.object({ big: z.array(z.number()), name: z.string().min(3), tags: z.array(z.string().min(2)) });
     const issues = explainWithoutWhole(schema, { big: numbers(3000), name: 'ab', tags: ['ok'] });
