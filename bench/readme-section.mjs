@@ -48,7 +48,7 @@ const section = [
   `Medians in req/s: bare node:http ${medians['bare-node']}, ours ${medians['ours-node']}; bare Fastify ${medians['bare-fastify'] ?? '—'}, ours ${medians['ours-fastify'] ?? '—'}; ` +
     `bare Express ${medians['bare-express'] ?? '—'}, ours ${medians['ours-express'] ?? '—'}; octokit ${medians.octokit}. ` +
     (lambda
-      ? `Lambda, measured in process one invocation at a time: a bare handler takes ${lambda.bare.usPerInvocation.toFixed(1)} µs per invocation and \`lambdaHandler\` ${lambda.ours.usPerInvocation.toFixed(1)} µs, including the wait for the handlers to finish. `
+      ? `Lambda, measured in process one invocation at a time: a bare handler takes ${lambda.bare.usPerInvocation.toFixed(1)} µs per invocation and \`lambdaHandler\` ${lambda.ours.usPerInvocation.toFixed(1)} µs (${x(lambda.ours.usPerInvocation / lambda.bare.usPerInvocation)}, target at most 2×), including the wait for the handlers to finish. `
       : '') +
     `RSS over 20 000 requests after warm-up: ${memory}. JS heap allocated per request: ${allocation}.`,
   '',

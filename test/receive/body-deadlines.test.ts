@@ -43,6 +43,20 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     await expect(late).resolves.toBe(TIMED_OUT);
   });
 
+  it('calls exactly one of its callbacks, once: a read failing after the deadline is not reported', async () => {
+    vi.useFakeTimers();
+    const deadlines = new BodyDeadlines(20);
+    const arrived = vi.fn();
+    const failed = vi.fn();
+    let fail: (error: Error) => void = () => undefined;
+    deadlines.watch(new Promise<string>((_resolve, reject) => (fail = reject)), arrived, failed);
+    await vi.advanceTimersByTimeAsync(30);
+    fail(new Error('too late'));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(arrived.mock.calls).toEqual([[TIMED_OUT]]);
+    expect(failed).not.toHaveBeenCalled();
+  });
+
   it('checks every tenth of the limit: a deadline is met to within that tick, never before', async () => {
     vi.useFakeTimers();
     // 2 500 ms: a tick of 250 ms (not the 1 000 ms cap), so the body expires at 2 500 ms, not 3 000.

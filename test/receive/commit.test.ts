@@ -74,6 +74,38 @@ describe('commits', () => {
     expect(duplicates).toEqual(['message_sent', 'message_sent']);
   });
 
+  it('a third repeat waits for the second put, not just the first: the chain is kept while puts overlap', async () => {
+    const log: string[] = [];
+    const releases: Array<() => void> = [];
+    let calls = 0;
+    const inbox = withPut(async (inner, entry) => {
+      const call = ++calls;
+      log.push(`start ${call}`);
+      await new Promise<void>((resolve) => releases.push(resolve));
+      log.push(`end ${call}`);
+      // Each put fails but the last, so that every repeat asks the inbox itself.
+      if (call < 3) throw new Error(`put ${call} failed`);
+      return inner.put(entry);
+    });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox, consume: false, commitTimeoutMs: Infinity });
+    const first = webhooks.handle(request(body));
+    const second = webhooks.handle(request(body));
+    await sleep(5);
+    expect(log).toEqual(['start 1']);
+    releases[0]?.();
+    await sleep(5);
+    expect(log).toEqual(['start 1', 'end 1', 'start 2']);
+    // The first put's bookkeeping has settled; a third repeat must still wait for the second.
+    const third = webhooks.handle(request(body));
+    await sleep(5);
+    expect(log).toEqual(['start 1', 'end 1', 'start 2']);
+    releases[1]?.();
+    await sleep(5);
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3']);
+    releases[2]?.();
+    expect((await Promise.all([first, second, third])).map((answer) => answer.status)).toEqual([503, 503, 200]);
+  });
+
   it('commitTimeoutMs: Infinity waits for a slow inbox', async () => {
     const inbox = withPut(async (inner, entry) => {
       await sleep(20);

@@ -4,6 +4,7 @@
  * pre-parsed bodies without stable text, and what an invalid payload's message names (found by mutation
  * testing, bench/results/mutation.md).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWebhook, safeParseWebhook } from '../../src/index.js';
 import { inspectDelivery } from '../../src/receive/parse.js';
@@ -46,6 +47,21 @@ describe('eventIssues', () => {
   });
 });
 
+describe('the envelope type', () => {
+  const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8')) as object;
+
+  it('is checked on call and meeting events (a string), and kept unchecked elsewhere', () => {
+    const call = { ...fixture('call_started'), type: 5 };
+    const result = safeParseWebhook(JSON.stringify(call));
+    expect(result.error?.code).toBe('invalid_payload');
+    expect(result.error?.issues?.map((issue) => issue.path)).toEqual([['type']]);
+    expect(safeParseWebhook(JSON.stringify({ ...fixture('call_started'), type: 'a-new-kind' })).success).toBe(true);
+    const message = safeParseWebhook(JSON.stringify({ ...fixture('message_sent'), type: 5 }));
+    expect(message.success).toBe(true);
+    expect((message.event as { type?: unknown }).type).toBe(5);
+  });
+});
+
 describe('parse failures', () => {
   it('an empty body says so', () => {
     expect(safeParseWebhook('').error?.message).toBe('The body is not valid JSON: the body is empty.');
@@ -67,6 +83,19 @@ describe('parse failures', () => {
       message: 'The body is not a webhook envelope: the body must be a JSON object with `trigger` and `data`.',
       rawBody: '[1]',
     });
+  });
+
+  it('an invalid payload with five issues names the first three in its message, separated by "; "', () => {
+    const event = createTestEvent('message_sent');
+    const message = { ...event.data.message, id: {}, conversationId: {}, type: {}, sender: 5, receiver: 5 };
+    const error = safeParseWebhook(JSON.stringify({ ...event, data: { ...event.data, message } })).error!;
+    expect(error.issues).toHaveLength(5);
+    expect(error.message).toBe(
+      'The message_sent payload does not match its schema (' +
+        'data.message.id: Invalid input: expected string, received object; ' +
+        'data.message.conversationId: Invalid input: expected string, received object; ' +
+        'data.message.sender: Invalid input: expected string, received number).',
+    );
   });
 
   it('an invalid payload names the trigger and at most three issues, with paths or (root)', () => {

@@ -3,12 +3,78 @@
  * each kind of container, wrappers, unions explained on a sample, and the cap on issues (found by mutation
  * testing, bench/results/mutation.md). Large means more than the 2 000 values zod explains whole.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { explainRejection, MAX_REPORTED_ISSUES } from '../../src/receive/explain.js';
 
 const numbers = (count: number) => Array.from({ length: count }, (_, i) => i);
 const paths = (issues: ReturnType<typeof explainRejection>) => issues?.map((issue) => issue.path);
+
+/**
+ * explainRejection with a check that zod never parses the whole value: that is the cost the walk avoids. A
+ * mutant that loses its way in the walk still gets the right answer from the whole-value fallback, so the
+ * answer alone cannot tell.
+ */
+function explainWithoutWhole(schema: z.ZodType, value: unknown) {
+  const whole = vi.spyOn(schema, 'safeParse');
+  const issues = explainRejection(schema, value);
+  expect(whole).not.toHaveBeenCalled();
+  whole.mockRestore();
+  return issues;
+}
+
+describe('explainRejection of a large value, without parsing it whole', () => {
+  it('arrays, records, missing fields and catchalls, each with several bad parts: only the first is named', () => {
+    const list = z.object({ list: z.array(z.number()) });
+    expect(paths(explainWithoutWhole(list, { list: [...numbers(3000), 'bad', 'worse'] }))).toEqual([['list', 3000]]);
+    const record = z.object({ users: z.record(z.string(), z.object({ id: z.number() })) });
+    const users = Object.fromEntries(numbers(3000).map((i) => [`u${i}`, { id: i }]));
+    users.u2500 = { id: 'nope' as never };
+    users.u2600 = { id: 'nope' as never };
+    expect(paths(explainWithoutWhole(record, { users }))).toEqual([['users', 'u2500', 'id']]);
+    const fields = z.object({ big: z.array(z.number()), maybe: z.string().optional(), needed: z.string(), also: z.string() });
+    expect(paths(explainWithoutWhole(fields, { big: numbers(3000) }))).toEqual([['needed']]);
+    const extras = z.object({ big: z.array(z.number()) }).catchall(z.string());
+    expect(paths(explainWithoutWhole(extras, { big: numbers(3000), fine: 'text', wrong: 5, worse: 6 }))).toEqual([['wrong']]);
+  });
+
+  it('looks through optional, nullable and nonoptional wrappers', () => {
+    const value = { list: [...numbers(3000), 'x', 'y'] };
+    for (const schema of [
+      z.object({ list: z.array(z.number()).optional() }),
+      z.object({ list: z.array(z.number()).nullable() }),
+      z.object({ list: z.array(z.number()).optional() }).required(),
+    ]) {
+      expect(paths(explainWithoutWhole(schema, value))).toEqual([['list', 3000]]);
+    }
+  });
+
+  it('an array or null where an object belongs is named there, not inside it', () => {
+    const schema = z.object({ big: z.array(z.number()), inner: z.object({ a: z.string() }), map: z.record(z.string(), z.string()) });
+    for (const wrong of [[], null]) {
+      const issues = explainWithoutWhole(schema, { big: numbers(3000), inner: wrong, map: {} });
+      expect(paths(issues)).toEqual([['inner']]);
+      expect(issues?.[0]?.code).toBe('invalid_type');
+      const inMap = explainWithoutWhole(schema, { big: numbers(3000), inner: { a: 'x' }, map: wrong });
+      expect(paths(inMap)).toEqual([['map']]);
+    }
+  });
+
+  it('a scalar where an array or a record belongs is named there', () => {
+    const schema = z.object({ big: z.array(z.number()), list: z.array(z.number()), map: z.record(z.string(), z.number()) });
+    for (const wrong of ['text', 5]) {
+      expect(paths(explainWithoutWhole(schema, { big: numbers(3000), list: wrong, map: {} }))).toEqual([['list']]);
+      expect(paths(explainWithoutWhole(schema, { big: numbers(3000), list: [], map: wrong }))).toEqual([['map']]);
+    }
+  });
+
+  it('explains parts whose schemas carry checks the compiler leaves to zod', () => {
+    const schema = z.object({ big: z.array(z.number()), name: z.string().min(3), tags: z.array(z.string().min(2)) });
+    const issues = explainWithoutWhole(schema, { big: numbers(3000), name: 'ab', tags: ['ok'] });
+    expect(paths(issues)).toEqual([['name']]);
+    expect(issues?.[0]?.code).toBe('too_small');
+  });
+});
 
 describe('explainRejection of a large value', () => {
   it('finds the bad element of an array at its index', () => {
