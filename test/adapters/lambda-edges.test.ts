@@ -153,7 +153,12 @@ describe('lambda: the handler around the translation', () => {
     const realSetInterval = globalThis.setInterval;
     const realSetTimeout = globalThis.setTimeout;
     const keep = <T extends NodeJS.Timeout>(timer: T) => (timers.push(timer), timer);
-    const intervals = vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof setInterval>) => keep(realSetInterval(...args))) as typeof setInterval);
+    const intervalsCreated: NodeJS.Timeout[] = [];
+    const intervals = vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof setInterval>) => {
+      const timer = keep(realSetInterval(...args));
+      intervalsCreated.push(timer);
+      return timer;
+    }) as typeof setInterval);
     const timeouts = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((...args: Parameters<typeof setTimeout>) => keep(realSetTimeout(...args))) as typeof setTimeout);
     let handler: ReturnType<typeof lambdaHandler>;
     try {
@@ -174,6 +179,9 @@ describe('lambda: the handler around the translation', () => {
       const again = handler(withId('slow-2'), lambdaContext());
       expect(timers.some(holdsTheLoop)).toBe(true);
       expect((await again).statusCode).toBe(200);
+      // And once none has waited for a while, no timer of the adapter is left running, held or not.
+      await new Promise((resolve) => realSetTimeout(resolve, 100));
+      expect(intervalsCreated.filter((timer) => (timer as unknown as { _destroyed?: boolean })._destroyed !== true)).toEqual([]);
     } finally {
       intervals.mockRestore();
       timeouts.mockRestore();
