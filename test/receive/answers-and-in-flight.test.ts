@@ -3,24 +3,14 @@
  * drains (src/receive/in-flight.ts): onDuplicate's context and failures, log records of refusals and repeats,
  * the handler context, and errands finishing in any order (found by mutation testing, bench/results/mutation.md).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { createWebhooks, type HandlerContext, type WebhookError, type WebhooksOptions } from '../../src/index.js';
+import { createWebhooks, type HandlerContext } from '../../src/index.js';
 import { buildRequest } from '../../src/testing/index.js';
+import { auth, fixture, receiver, sleep } from './support.js';
 
-const auth = { username: 'platform', password: 's3cret' };
-const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const body = fixture('message_sent');
 const request = (text: string, options: { password?: string } = {}) =>
   buildRequest(text, { auth: { ...auth, password: options.password ?? auth.password } });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function receiver(options: Partial<WebhooksOptions> = {}) {
-  const webhooks = createWebhooks({ auth, logger: {}, ...options });
-  const errors: WebhookError[] = [];
-  webhooks.onError((error) => void errors.push(error));
-  return { webhooks, errors };
-}
 
 describe('onDuplicate', () => {
   it('gets the same key the first run saw, and when the repeat arrived', async () => {

@@ -3,23 +3,13 @@
  * reporting rules of src/receive/dispatch.ts that the status-table suites do not observe (found by mutation
  * testing, bench/results/mutation.md).
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, createWebhooks, WebhookError, type WebhooksOptions } from '../../src/index.js';
+import { ConfigurationError, createWebhooks, WebhookError } from '../../src/index.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
 import { Dispatcher, NO_FAILURES } from '../../src/receive/dispatch.js';
+import { auth, fixture, receiver, sleep } from './support.js';
 
-const auth = { username: 'platform', password: 's3cret' };
-const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const request = (body: string) => buildRequest(body, { auth });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function receiver(options: Partial<WebhooksOptions> = {}) {
-  const webhooks = createWebhooks({ auth, logger: {}, ...options });
-  const errors: WebhookError[] = [];
-  webhooks.onError((error) => void errors.push(error));
-  return { webhooks, errors };
-}
 
 describe('done', () => {
   it('settles only after an asynchronous handler has finished', async () => {

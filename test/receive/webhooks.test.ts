@@ -1,19 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, createWebhooks, triggers, WebhookError, type ParsedWebhook, type WebhooksOptions } from '../../src/index.js';
+import { ConfigurationError, createWebhooks, triggers, WebhookError, type ParsedWebhook } from '../../src/index.js';
 import { basicAuthHeader, buildRequest, createTestEvent } from '../../src/testing/index.js';
+import { auth, fixture, receiver } from './support.js';
 
-const auth = { username: 'platform', password: 's3cret' };
-const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const request = (body: string, headers: Record<string, string> = {}) =>
   buildRequest(body, { auth, headers });
-
-function receiver(options: Partial<WebhooksOptions> = {}) {
-  const webhooks = createWebhooks({ auth, logger: {}, ...options });
-  const errors: WebhookError[] = [];
-  webhooks.onError((error) => void errors.push(error));
-  return { webhooks, errors };
-}
 
 describe('handle: the status table', () => {
   it('405 with Allow: POST for other methods', async () => {
