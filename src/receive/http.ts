@@ -47,7 +47,8 @@ export function readHeader(headers: HeaderSource, name: string): string | undefi
       }
     }
   }
-  if (value === undefined) return undefined;
+  // null too: an event map built by hand (a Lambda test event, say) may hold one where a header is absent.
+  if (value === undefined || value === null) return undefined;
   return typeof value === 'string' ? value : value.join(', ');
 }
 

@@ -148,6 +148,15 @@ describe('lambda toRequest: headers', () => {
     expect(errors).toEqual([]);
   });
 
+  it('takes a null header value as an absent header', async () => {
+    const { webhooks, events } = recordingReceiver();
+    const event = restApiEvent(delivery);
+    event.headers = { ...event.headers, 'Content-Encoding': null as unknown as string };
+    event.multiValueHeaders = null as never;
+    expect((await lambdaHandler(webhooks)(event, lambdaContext())).statusCode).toBe(200);
+    expect(events).toHaveLength(1);
+  });
+
   it('reads single-value ALB and HTTP API headers, whatever their case', () => {
     // Passed on as they are (no copy per invocation): the receiver reads names in any letter case.
     const alb = toRequest({ ...albEvent(delivery), headers: { 'Content-Type': 'application/json', Authorization: AUTH } }, 'alb');
