@@ -27,25 +27,6 @@ statusTableSuite('node:http', async (webhooks) => {
   return { send: sender(server), close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 });
 
-describe('node:http response framing', () => {
-  it('declares the length of every answer instead of sending it chunked', async () => {
-    const { webhooks } = recordingReceiver();
-    const server = await listen(createServer(nodeMiddleware(webhooks)));
-    try {
-      const send = sender(server);
-      const ok = await send({ method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: fixture('message_sent') });
-      const refused = await send({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      for (const answer of [ok, refused]) {
-        expect(answer.headers['content-length']).toBe(String(Buffer.byteLength(answer.body)));
-        expect(answer.headers['transfer-encoding']).toBeUndefined();
-      }
-      expect([ok.status, refused.status]).toEqual([200, 401]);
-    } finally {
-      server.close();
-    }
-  });
-});
-
 describe('node:http path handling', () => {
   it('answers 404 to another path when there is no next(), and dispatches nothing', async () => {
     const { webhooks, events } = recordingReceiver();
