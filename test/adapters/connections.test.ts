@@ -3,45 +3,11 @@
  * disconnected at once, and a stalled body is cut off at the body deadline, so slow senders cannot pile up
  * open connections (file descriptors).
  */
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import express from 'express';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expressMiddleware } from '../../adapters/express/index.js';
-import { fastifyWebhooks } from '../../adapters/fastify/index.js';
-import { nodeMiddleware } from '../../adapters/node/index.js';
-import { createWebhooks, type WebhookError, type Webhooks } from '../../src/index.js';
+import { createWebhooks, type WebhookError } from '../../src/index.js';
+import { servers } from './servers.js';
 import { AUTH, PASSWORD, USER, fixture } from './status-table.js';
-
-type Start = (webhooks: Webhooks) => Promise<{ port: number; close: () => Promise<void> }>;
-
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-};
-
-const servers: Record<string, Start> = {
-  node: (webhooks) => listen(createServer(nodeMiddleware(webhooks))),
-  express: (webhooks) => {
-    const app = express();
-    app.use('/webhooks', expressMiddleware(webhooks));
-    return listen(createServer(app));
-  },
-  fastify: async (webhooks) => {
-    const app: FastifyInstance = Fastify();
-    await app.register(fastifyWebhooks, { webhooks });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
-  },
-};
 
 /** Opens a socket, sends the head and part of a body, and records what comes back and when the server hangs up. */
 async function trickle(port: number, head: string, firstChunk: string) {

@@ -3,42 +3,12 @@
  * Authorization header (node's `req.headers` keeps only the first), and the path without its query string.
  * Sent over real sockets, since only the raw request shows a header sent twice.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import express from 'express';
-import Fastify from 'fastify';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { expressMiddleware } from '../../adapters/express/index.js';
-import { fastifyWebhooks } from '../../adapters/fastify/index.js';
-import { nodeMiddleware } from '../../adapters/node/index.js';
 import { pathOf } from '../../adapters/shared/node-request.js';
-import type { Webhooks } from '../../src/index.js';
+import { servers } from './servers.js';
 import { AUTH, collectResponse, fixture, recordingReceiver, settle, type ReceivedResponse } from './status-table.js';
-
-type Start = (webhooks: Webhooks) => Promise<{ port: number; close: () => Promise<void> }>;
-
-async function listen(server: Server) {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-const servers: Record<string, Start> = {
-  node: (webhooks) => listen(createServer(nodeMiddleware(webhooks))),
-  express: (webhooks) => {
-    const app = express();
-    app.use('/webhooks', expressMiddleware(webhooks));
-    return listen(createServer(app));
-  },
-  fastify: async (webhooks) => {
-    const app = Fastify();
-    await app.register(fastifyWebhooks, { webhooks });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
-  },
-};
 
 /** A POST whose headers are written as given: an array value is sent as that many header lines. */
 function post(port: number, headers: Record<string, string | string[]>, body: string): Promise<ReceivedResponse> {
