@@ -1,5 +1,4 @@
-import { request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import express, { type Express } from 'express';
 import supertest from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -8,15 +7,14 @@ import type { Webhooks } from '../../src/index.js';
 import {
   AUTH,
   LIMIT,
-  collectResponse,
   fixture,
   messageOfSize,
   recordingReceiver,
   settle,
   statusTableSuite,
-  type ReceivedResponse,
   type Send,
 } from './status-table.js';
+import { sendChunked } from './servers.js';
 
 const json = { 'content-type': 'application/json', authorization: AUTH };
 
@@ -30,28 +28,6 @@ function send(app: Express, path = '/'): Send {
   };
 }
 
-/** A real socket, sending the body in chunks without Content-Length (as a streaming sender would). */
-async function sendChunked(app: Express, path: string, headers: Record<string, string>, body: string) {
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  try {
-    return await new Promise<ReceivedResponse>((resolve, reject) => {
-      const { port } = server.address() as AddressInfo;
-      const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res) =>
-        collectResponse(res).then(resolve, reject),
-      );
-      // The server may answer (and close) before the whole body is written.
-      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
-      const half = Math.floor(body.length / 2);
-      req.write(body.slice(0, half));
-      setTimeout(() => req.end(body.slice(half)), 5);
-    });
-  } finally {
-    server.closeAllConnections();
-    server.close();
-  }
-}
 
 function appWith(webhooks: Webhooks, ...before: express.RequestHandler[]): Express {
   const app = express();

@@ -3,9 +3,7 @@
  * serves nodeMiddleware in a connect-style stack and expressMiddleware): a raw body kept as text rather than
  * a Buffer, and the JSON values other than objects that `express.json({ strict: false })` lets through.
  */
-import type { IncomingMessage, Server } from 'node:http';
-import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import express5 from 'express';
 import express4 from 'express4';
 import supertest from 'supertest';
@@ -13,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { expressMiddleware } from '../../adapters/express/index.js';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import type { Webhooks } from '../../src/index.js';
-import { AUTH, LIMIT, collectResponse, messageOfSize, recordingReceiver, settle, type ReceivedResponse } from './status-table.js';
+import { sendChunked } from './servers.js';
+import { AUTH, LIMIT, messageOfSize, recordingReceiver, settle } from './status-table.js';
 
 type Express = typeof express5;
 const versions: Record<string, Express> = { 'Express 5': express5, 'Express 4': express4 as unknown as Express };
@@ -28,27 +27,6 @@ const keepRawText = (req: IncomingMessage, _res: unknown, buffer: Buffer) => {
   (req as IncomingMessage & { rawBody?: string }).rawBody = buffer.toString('utf8');
 };
 
-/** A real socket sending the body in two writes without Content-Length: only the bytes kept can be measured. */
-async function sendChunked(app: ReturnType<Express>, body: string): Promise<ReceivedResponse> {
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  try {
-    return await new Promise<ReceivedResponse>((resolve, reject) => {
-      const { port } = server.address() as AddressInfo;
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/webhooks', method: 'POST', headers: json }, (res) =>
-        collectResponse(res).then(resolve, reject),
-      );
-      req.on('error', reject);
-      const half = Math.floor(body.length / 2);
-      req.write(body.slice(0, half));
-      setTimeout(() => req.end(body.slice(half)), 5);
-    });
-  } finally {
-    server.closeAllConnections();
-    server.close();
-  }
-}
 
 for (const [version, e] of Object.entries(versions)) {
   for (const [mountName, mount] of Object.entries(mounts)) {
@@ -58,8 +36,8 @@ for (const [version, e] of Object.entries(versions)) {
         const app = e();
         app.use(e.json({ limit: '10mb', verify: keepRawText }));
         app.use(mount(webhooks));
-        expect((await sendChunked(app, messageOfSize(LIMIT + 1))).status).toBe(413);
-        expect((await sendChunked(app, messageOfSize(LIMIT))).status).toBe(200);
+        expect((await sendChunked(app, '/webhooks', json, messageOfSize(LIMIT + 1))).status).toBe(413);
+        expect((await sendChunked(app, '/webhooks', json, messageOfSize(LIMIT))).status).toBe(200);
         await settle();
         expect(events).toHaveLength(1);
         expect(errors.map((error) => error.code)).toEqual(['payload_too_large']);

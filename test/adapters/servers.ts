@@ -1,5 +1,5 @@
 /** Real servers for suites that talk to the node:http-based adapters over sockets: node, Express, Fastify. */
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Fastify from 'fastify';
@@ -7,6 +7,7 @@ import { expressMiddleware } from '../../adapters/express/index.js';
 import { fastifyWebhooks } from '../../adapters/fastify/index.js';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import type { Webhooks } from '../../src/index.js';
+import { collectResponse, type ReceivedResponse } from './status-table.js';
 
 export type Start = (webhooks: Webhooks) => Promise<{ port: number; close: () => Promise<void> }>;
 
@@ -38,3 +39,34 @@ export const servers: Record<'node' | 'express' | 'fastify', Start> = {
     return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
   },
 };
+
+/**
+ * Serves `app` on a free port and POSTs `body` to `path` over a real socket in two writes, without
+ * Content-Length (as a streaming sender would), so only the bytes a parser kept can be measured.
+ */
+export async function sendChunked(
+  app: { listen(port: number, host: string, ready: () => void): Server },
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<ReceivedResponse> {
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  try {
+    return await new Promise<ReceivedResponse>((resolve, reject) => {
+      const { port } = server.address() as AddressInfo;
+      const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', headers }, (res) =>
+        collectResponse(res).then(resolve, reject),
+      );
+      // The server may answer (and close) before the whole body is written.
+      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error)));
+      const half = Math.floor(body.length / 2);
+      req.write(body.slice(0, half));
+      setTimeout(() => req.end(body.slice(half)), 5);
+    });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
