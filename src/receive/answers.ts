@@ -116,12 +116,11 @@ export class Answers {
   accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): WebhookResponse {
     const { error, known, rawBody } = delivery;
     const { dispatcher, keyOf } = this;
-    const text = typeof rawBody === 'string' ? rawBody : undefined;
     const work = error
       ? () => dispatcher.report(error)
       : () => {
           const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), Date.now());
-          return settled(dispatcher.dispatch(event, known, text, timeoutMs, context));
+          return settled(dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
         };
     return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));
   }
