@@ -136,7 +136,7 @@ export class Answers {
   #runDuplicateHandlers(event: ParsedWebhook, context: DuplicateContext): Promise<void> | undefined {
     const pending: Promise<unknown>[] = [];
     const failed = (cause: unknown) =>
-      this.dispatcher.report(new WebhookError('handler_failed', `An onDuplicate handler failed: ${String(cause)}`, { cause, event }));
+      this.dispatcher.report(new WebhookError('handler_failed', `An onDuplicate handler failed: ${describeCause(cause)}`, { cause, event }));
     for (const handler of this.duplicateHandlers) {
       try {
         const result = handler(event, context);

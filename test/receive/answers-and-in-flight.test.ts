@@ -65,8 +65,27 @@ describe('onDuplicate', () => {
       ['handler_failed', thrown],
       ['handler_failed', rejected],
     ]);
-    expect(errors[0]!.message).toBe('An onDuplicate handler failed: Error: sync duplicate');
+    expect(errors[0]!.message).toBe('An onDuplicate handler failed: sync duplicate');
     expect(errors[1]!.event).toMatchObject({ trigger: 'message_sent' });
+  });
+
+  it('an onDuplicate handler failing with a value String() cannot convert still reaches onError', async () => {
+    const { webhooks, errors } = receiver();
+    const last = vi.fn();
+    const unprintable = Object.create(null) as object;
+    webhooks.onDuplicate(() => {
+      throw unprintable;
+    });
+    webhooks.onDuplicate(() => Promise.reject(unprintable));
+    webhooks.onDuplicate(last);
+    await (await webhooks.handle(request(body))).done;
+    await (await webhooks.handle(request(body))).done;
+    expect(last).toHaveBeenCalledTimes(1);
+    expect(errors.map((error) => [error.code, error.cause])).toEqual([
+      ['handler_failed', unprintable],
+      ['handler_failed', unprintable],
+    ]);
+    expect(errors[0]!.message).toBe('An onDuplicate handler failed: [object Object]');
   });
 
   it('an asynchronous onError reporting a failed onDuplicate is waited for', async () => {
