@@ -81,10 +81,10 @@ export function isJsonContentType(contentType: string): boolean {
 }
 
 /**
- * Whether the body arrives as is: no Content-Encoding, or `identity`. Some framework parsers inflate gzip
+ * Whether a Content-Encoding leaves the body as is: empty, or `identity`. Some framework parsers inflate gzip
  * and others do not, so a compressed body is refused everywhere (RFC 7694: 415) rather than answered
  * differently by each.
  */
-export function isIdentityEncoding(contentEncoding: string | undefined): boolean {
-  return contentEncoding === undefined || contentEncoding.trim() === '' || contentEncoding.trim().toLowerCase() === 'identity';
+export function isIdentityEncoding(contentEncoding: string): boolean {
+  return contentEncoding.trim() === '' || contentEncoding.trim().toLowerCase() === 'identity';
 }
