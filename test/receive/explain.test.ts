@@ -76,6 +76,30 @@ describe('explainRejection of a large value, without parsing it whole', () => {
   });
 });
 
+describe('explainRejection of a part rejected for a check on itself', () => {
+  it('whose children all pass is explained at the part: an array too short, a record key, an object refinement', () => {
+    const big = numbers(3000);
+    const list = z.object({ big: z.array(z.number()), list: z.array(z.number()).min(5) });
+    const short = explainWithoutWhole(list, { big, list: [1, 2] });
+    expect(short).toEqual([expect.objectContaining({ code: 'too_small', path: ['list'] })]);
+    const record = z.object({ big: z.array(z.number()), map: z.record(z.string().regex(/^k/), z.number()) });
+    const key = explainWithoutWhole(record, { big, map: { k1: 1, x: 2 } });
+    expect(key).toEqual([expect.objectContaining({ code: 'invalid_key', path: ['map', 'x'] })]);
+    const refined = z.object({ a: z.number() }).refine(() => false, 'never');
+    for (const inner of [refined, z.object({ a: z.number() }).catchall(z.string()).refine(() => false, 'never')]) {
+      const schema = z.object({ big: z.array(z.number()), inner });
+      const issues = explainWithoutWhole(schema, { big, inner: { a: 1, extra: 'text' } });
+      expect(issues).toEqual([expect.objectContaining({ code: 'custom', path: ['inner'], message: 'never' })]);
+    }
+  });
+
+  it('an object where a scalar belongs is named there', () => {
+    const schema = z.object({ big: z.array(z.number()), name: z.string() });
+    const issues = explainWithoutWhole(schema, { big: numbers(3000), name: { a: 1 } });
+    expect(issues).toEqual([expect.objectContaining({ code: 'invalid_type', path: ['name'] })]);
+  });
+});
+
 describe('explainRejection of a large value', () => {
   it('finds the bad element of an array at its index', () => {
     const schema = z.object({ list: z.array(z.number()) });
