@@ -7,7 +7,6 @@ import { WebhookError } from './errors.js';
 import {
   isIdentityEncoding,
   isJsonContentType,
-  isRepeatedHeader,
   readHeader,
   type WebhookRequest,
   type WebhookResponse,
@@ -46,7 +45,9 @@ export class Admission {
       );
     }
     const { verify } = this.settings;
-    if (verify && (isRepeatedHeader(headers, 'authorization') || !verify(readHeader(headers, 'authorization')))) {
+    // An Authorization sent twice (node's headersDistinct passes each) reads as its values joined with ", ",
+    // which is never one Basic credential: refused like any wrong one.
+    if (verify && !verify(readHeader(headers, 'authorization'))) {
       return this.answers.refuse(
         new WebhookError('unauthorized', 'The request lacks valid Basic credentials for this webhook.'),
         UNAUTHORIZED_HEADERS,
