@@ -51,7 +51,9 @@ async function startRedis() {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'];
   args.push('--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction');
-  const child = process.env.REDIS_CORE ? spawn('taskset', ['-c', process.env.REDIS_CORE, 'redis-server', ...args], { stdio: ['ignore', 'pipe', 'inherit'] }) : spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  // REDIS_CORE=n pins redis-server to core n (to see how much of its work landed on the receiver's core).
+  const [command, ...rest] = process.env.REDIS_CORE ? ['taskset', '-c', process.env.REDIS_CORE, 'redis-server', ...args] : ['redis-server', ...args];
+  const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.once('error', reject);
     child.stdout.on('data', (chunk) => chunk.toString().includes('Ready to accept') && resolve());
@@ -163,22 +165,30 @@ try {
 }
 
 function render(rows, putCost) {
-  const memoryOf = (mode) => rows.find((r) => r.kind === 'memory' && r.mode === mode).rps;
+  // A receiver that also handles is compared by what it sustains (acks over load plus drain time): acks alone
+  // would credit it for work it left for later.
+  const rate = (r) => (r.mode === 'consume' ? r.sustained : r.rps);
+  const memoryOf = (mode) => rate(rows.find((r) => r.kind === 'memory' && r.mode === mode));
   const target = { memory: '', sqlite: ' (target ≥ 0.8×)', redis: ' (target ≥ 0.5×)' };
   const lines = [
     '# Inboxes side by side (`npm run bench:inboxes`)',
     '',
     `node ${process.version}, ${config.connections} connections, ${config.rounds} interleaved rounds of ${config.seconds} s per inbox, medians.`,
     'Each receiver: node:http + createWebhooks({ inbox }), pinned to one core; autocannon on the other; redis-server unpinned,',
-    'AOF on (appendfsync everysec). A 200 is sent only after the commit. `consume`: the same process also runs the handlers',
-    '(its in-process worker, 16 at a time); `receive`: `consume: false`, the deployment where workers run elsewhere.',
+    'AOF on (appendfsync everysec). A 200 is sent only after the commit. `receive`: `consume: false`, the deployment where',
+    'workers run elsewhere (for Redis, the one the README shows). `consume`: the same process also runs the handlers (its',
+    'in-process worker, 16 at a time); after each run it is given time to handle what it acknowledged, and that time counts:',
+    '"sustained" is acks over load time plus that time, and its ratio is the one compared with the target. CPU per ack',
+    'covers the same time, for the receiver process and for redis-server.',
     '',
-    '| inbox | process | acks/s | vs memory | p50 ms | p99 ms | CPU µs/ack: receiver | redis-server | not 2xx | 200s sent | stored (≥ 200s) | handled |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| inbox | process | acks/s under load | sustained acks/s | vs memory | p50 ms | p99 ms | CPU µs/ack: receiver | redis-server | not 2xx | 200s sent | stored (≥ 200s) | handled |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => {
-      const ratio = `${(r.rps / memoryOf(r.mode)).toFixed(2)}×${target[r.kind]}`;
+      const ratio = `${(rate(r) / memoryOf(r.mode)).toFixed(2)}×${target[r.kind]}`;
+      const sustained = r.mode === 'consume' ? `${Math.round(r.sustained)} (+${r.drainSeconds.toFixed(1)} s)` : '';
       const stored = r.stored === undefined ? 'not durable' : `${r.stored}${r.stored >= r.acks ? '' : ' **fewer than acknowledged**'}`;
-      return `| ${r.kind} | ${r.mode} | ${Math.round(r.rps)} | ${ratio} | ${r.p50} | ${r.p99} | ${r.receiverUs.toFixed(1)} | ${r.redisUs === undefined ? '' : r.redisUs.toFixed(1)} | ${r.non2xx} | ${r.acks} | ${stored} | ${r.handled} |`;
+      const redisUs = r.redisUs === undefined ? '' : r.redisUs.toFixed(1);
+      return `| ${r.kind} | ${r.mode} | ${Math.round(r.rps)} | ${sustained} | ${ratio} | ${r.p50} | ${r.p99} | ${r.receiverUs.toFixed(1)} | ${redisUs} | ${r.non2xx} | ${r.acks} | ${stored} | ${r.handled} |`;
     }),
     '',
     `SQLite \`put\` (groups of 64 per turn): ${putCost.emptyUs.toFixed(1)} µs with an empty window, ${putCost.millionUs.toFixed(1)} µs with 1 000 000 keys in the window: **${putCost.ratio.toFixed(2)}×** (target ≤ 2×).`,
