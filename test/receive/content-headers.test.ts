@@ -21,12 +21,15 @@ describe('isJsonContentType: JSON in UTF-8', () => {
     'application/json; charset=utf-16le',
     'application/json; charset=iso-8859-1',
     'application/json; charset=',
+    // Quotes only around the whole value: these are not "utf-8" once unquoted.
+    'application/json; charset=utf"-8"',
+    'application/json; charset="utf"-8',
     'multipart/form-data; boundary=x',
   ])('refuses %j', (contentType) => expect(isJsonContentType(contentType)).toBe(false));
 });
 
 describe('isIdentityEncoding', () => {
-  it.each(['', 'identity', ' Identity '])('takes %j', (value) => expect(isIdentityEncoding(value)).toBe(true));
+  it.each(['', '  ', 'identity', ' Identity '])('takes %j', (value) => expect(isIdentityEncoding(value)).toBe(true));
   it.each(['gzip', 'br', 'deflate', 'identity, gzip', 'utf-8'])('refuses %j', (value) => expect(isIdentityEncoding(value)).toBe(false));
 });
 
