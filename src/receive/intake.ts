@@ -91,10 +91,15 @@ export class Intake {
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
     if (target) return this.#commit(target, delivery, event);
 
-    // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
-    const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
-    if (settings.dedupe && content !== undefined && !settings.dedupe.add(content)) {
-      return answers.duplicate(event, () => settings.keyOf(event, content), Date.now());
+    if (settings.dedupe) {
+      // A repeat is the same idempotency key: its fields where the event has them (cheaper to remember than the
+      // body, and a resend with other bytes is still recognised), else the exact body. Without either (no fields,
+      // no stable text) there is nothing to recognise a repeat by: such a delivery is never taken for one.
+      const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
+      const identity = settings.fieldKeyOf(event) ?? content;
+      if (identity !== undefined && !settings.dedupe.add(identity)) {
+        return answers.duplicate(event, () => settings.keyOf(event, content), Date.now());
+      }
     }
     return answers.accept(delivery, event, options.handlerTimeoutMs);
   }
