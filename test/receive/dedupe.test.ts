@@ -167,7 +167,8 @@ describe('what the window recognises a repeat by (no inbox)', () => {
   const auth = { username: 'platform', password: 's3cret' };
   const message = (id: string, text: string) => {
     const event = JSON.parse(fixture('message_sent'));
-    Object.assign(event.data.message, { id, text });
+    event.data.message.id = id;
+    event.data.message.data.text = text;
     return JSON.stringify({ ...event, webhook: 'wh-1' });
   };
   const poll = (spacing: string) => `{${spacing}"trigger":"poll_voted","webhook":"wh-1","data":{}}`;
@@ -210,7 +211,10 @@ describe('what the window recognises a repeat by (no inbox)', () => {
     const { handled, send } = receiverCounting({
       auth,
       idempotencyKeys: {
-        message_sent: (event) => (event.data.message.text === 'boom' ? (undefined as unknown as string) : event.data.message.text),
+        message_sent: (event) => {
+          const { text } = event.data.message.data as { text?: string };
+          return text === 'boom' ? (undefined as unknown as string) : (text as string);
+        },
         poll_voted: () => {
           throw new Error('key function broke');
         },
