@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { compileValidator, UnsupportedSchemaError, type Validator } from '../../src/receive/compile/index.js';
 import { triggers, type Trigger } from '../../src/events/registry.js';
@@ -376,6 +376,44 @@ describe('edge semantics, as zod has them', () => {
     } finally {
       globalThis.Function = original;
       z.config({ jitless: false });
+    }
+  });
+
+  // Generated code is the function `validate` of its source; closures are not.
+  const generated = (valid: Validator) => String(valid).startsWith('function validate(v)');
+
+  it('generates code by default where new Function works, and builds closures only when asked', () => {
+    const schema = z.object({ a: z.string() });
+    expect(generated(compileValidator(schema))).toBe(true);
+    expect(generated(compileValidator(schema, { mode: 'codegen' }))).toBe(true);
+    expect(generated(compileValidator(schema, { mode: 'closures' }))).toBe(false);
+  });
+
+  it('builds closures where new Function throws or does not run code, and probes only once', async () => {
+    const schema = z.object({ a: z.string(), b: z.array(z.number()).optional() });
+    const original = globalThis.Function;
+    const refusing = vi.fn(function () {
+      throw new EvalError('Code generation from strings disallowed for this context');
+    });
+    // A stand-in that "succeeds" without running the source (a sandbox handing back a stub).
+    const inert = vi.fn(function () {
+      return () => undefined;
+    });
+    try {
+      for (const stub of [refusing, inert]) {
+        vi.resetModules(); // the probe's answer is kept per module instance
+        const fresh = await import('../../src/receive/compile/index.js');
+        globalThis.Function = stub as unknown as FunctionConstructor;
+        const valid = fresh.compileValidator(schema);
+        fresh.compileValidator(schema);
+        globalThis.Function = original;
+        expect(stub).toHaveBeenCalledTimes(1);
+        expect(generated(valid)).toBe(false);
+        expect(valid({ a: 'x', b: [1] })).toBe(true);
+        expect(valid({ a: 'x', b: [NaN] })).toBe(false);
+      }
+    } finally {
+      globalThis.Function = original;
     }
   });
 
