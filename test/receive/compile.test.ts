@@ -290,6 +290,22 @@ describe('edge semantics, as zod has them', () => {
     check(z.array(z.string()), { 0: 'a', length: 1 }, false);
   });
 
+  it("records: zod's plain-object test on odd constructors and prototypes", () => {
+    const record = z.record(z.string(), z.unknown());
+    // The constructor is inherited, so the record itself has no keys: only the plain-object test decides.
+    const madeBy = (constructor: unknown) => Object.create({ constructor });
+    const withPrototype = (prototype: unknown) => madeBy(Object.assign(function () {}, { prototype }));
+    const owningIsPrototypeOf = <T extends object>(prototype: T) => Object.assign(prototype, { isPrototypeOf: () => false });
+    check(record, madeBy(undefined), true);
+    check(record, madeBy(() => 0), false); // an arrow function has no prototype
+    check(record, withPrototype(null), false);
+    check(record, withPrototype(5), false);
+    check(record, withPrototype(owningIsPrototypeOf([])), false);
+    check(record, withPrototype(owningIsPrototypeOf(function () {})), false);
+    check(record, withPrototype(owningIsPrototypeOf({})), true);
+    check(record, withPrototype({}), false);
+  });
+
   it('__proto__: an own key is ignored by objects and records, but is unknown to strict objects', () => {
     const own = (value: unknown) => JSON.parse(`{"__proto__": ${JSON.stringify(value)}, "a": "x"}`);
     check(z.object({ a: z.string() }), own({ a: 1 }), true);
@@ -308,6 +324,7 @@ describe('edge semantics, as zod has them', () => {
     check(z.looseRecord(z.string(), z.number()), { [Symbol('s')]: 1 }, true);
     check(record, { a: 1, b: NaN }, false);
     check(record, {}, true);
+    check(record, { undefined: 1 }, true); // a key spelled "undefined" is no symbol
   });
 
   it('arrays: holes are judged as undefined', () => {
