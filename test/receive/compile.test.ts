@@ -379,6 +379,56 @@ describe('edge semantics, as zod has them', () => {
     expect(() => compileValidator(recursive)).toThrow(UnsupportedSchemaError);
   });
 
+  it('says where the unsupported part is and what it is', () => {
+    const refusal = (schema: Schema) => {
+      try {
+        compileValidator(schema);
+      } catch (error) {
+        expect(error).toBeInstanceOf(UnsupportedSchemaError);
+        expect((error as Error).name).toBe('UnsupportedSchemaError');
+        return (error as Error).message;
+      }
+      throw new Error('compiled');
+    };
+    expect(refusal(z.string().min(1))).toBe('(root): checks and refinements are not supported');
+    expect(refusal(z.object({ a: z.array(z.number().positive()) }))).toBe('.a[]: checks and refinements are not supported');
+    expect(refusal(z.record(z.string(), z.email()))).toBe('.*: checks and refinements are not supported');
+    expect(refusal(z.object({ a: z.string() }).catchall(z.date()))).toBe('.*: schema kind "date" is not supported');
+    expect(refusal(z.object({ d: z.date() }))).toBe('.d: schema kind "date" is not supported');
+    expect(refusal(z.object({ u: z.discriminatedUnion('t', [z.object({ t: z.literal('a') })]) }))).toBe(
+      '.u: "union" with "discriminator" is not supported',
+    );
+    expect(refusal(z.record(z.enum(['a']), z.string()))).toBe('(root): record keys other than z.string() are not supported');
+    expect(refusal(z.object({ r: z.record(z.string().min(1), z.string()) }))).toBe('.r: record keys other than z.string() are not supported');
+    // zod's own API never builds another mode, but the definition allows "strict".
+    const strict = new z.ZodRecord({ ...z.record(z.string(), z.string())._zod.def, mode: 'strict' });
+    expect(refusal(strict)).toBe('(root): record mode "strict" is not supported');
+    expect(refusal(z.object({ s: strict }))).toBe('.s: record mode "strict" is not supported');
+    type Node = z.ZodType;
+    const recursive: z.ZodType = z.object({
+      get next(): Node {
+        return recursive.optional();
+      },
+    });
+    // A cycle always passes through a key, an element or a record value: its path is never the root.
+    expect(refusal(recursive)).toBe('.next: recursive schemas are not supported');
+  });
+
+  it('a custom error message is no check: such schemas and record keys still compile', () => {
+    const schema = z.object({ a: z.string({ error: 'a must be text' }), r: z.record(z.string({ error: 'bad key' }), z.number()) });
+    const compiled = both(schema);
+    expect(agree(schema, compiled, { a: 'x', r: { k: 1 } })).toBe(true);
+    expect(agree(schema, compiled, { a: 1, r: {} })).toBe(false);
+  });
+
+  it('analyses a sub-schema used many times once (not once per path to it)', () => {
+    let schema: z.ZodType = z.object({ leaf: z.string() });
+    for (let level = 0; level < 40; level++) schema = z.object({ left: schema, right: schema });
+    // 2^40 paths: only by reading each shared sub-schema once does this finish.
+    const compiled = both(schema);
+    expect(Object.values(compiled).every((valid) => valid(null) === false)).toBe(true);
+  });
+
   it("under zod's jitless setting, builds closures without trying new Function", () => {
     const schema = z.object({ a: z.string(), b: z.array(z.number()).optional() });
     const original = globalThis.Function;
@@ -444,6 +494,11 @@ describe('edge semantics, as zod has them', () => {
       field(z.int().optional(), fc.oneof(fc.integer(), fc.double(), anyValue)),
       field(z.array(z.email()).optional(), fc.oneof(fc.array(fc.constantFrom('a@example.com', 'nope')), anyValue)),
       field(z.string().default('x').nonoptional(), fc.oneof(fc.string(), fc.constant(undefined))),
+      // Wrapped in another wrapper or a union, the default still fills undefined in before nonoptional looks.
+      field(z.string().default('x').nullable().nonoptional(), fc.oneof(fc.string(), fc.constant(null), fc.constant(undefined))),
+      field(z.string().default('x').exactOptional().nonoptional(), fc.oneof(fc.string(), fc.constant(undefined))),
+      field(z.string().default('x').nonoptional().nonoptional(), fc.oneof(fc.string(), fc.constant(undefined))),
+      field(z.union([z.number(), z.string().default('x')]).nonoptional(), fc.oneof(fc.string(), fc.double(), fc.constant(undefined))),
       // zod fills undefined in before nonoptional looks, so that nonoptional must be left to zod too.
       field(z.array(z.string().default('x').nonoptional()), fc.array(fc.oneof(fc.string(), fc.constant(undefined)), { maxLength: 3 })),
       // Optional going in, not coming out: absence is an error although the key's schema takes undefined.
