@@ -74,8 +74,8 @@ function mayRewrite(node: Node): boolean {
     case 'optional':
     case 'exactOptional':
     case 'nullable':
-    case 'nonoptional':
       return mayRewrite(node.inner);
+    // A nonoptional node never holds a part that may rewrite: such a nonoptional is left to zod whole.
     case 'union':
       return node.options.some(mayRewrite);
     default:
