@@ -327,6 +327,50 @@ describe('edge semantics, as zod has them', () => {
     check(record, { undefined: 1 }, true); // a key spelled "undefined" is no symbol
   });
 
+  it('literals beyond JSON values: NaN, ±Infinity, bigints, undefined, none at all', () => {
+    check(z.literal([NaN, 'a']), NaN, true);
+    check(z.literal([NaN, 'a']), 'a', true);
+    check(z.literal([NaN, 'a']), 'b', false);
+    check(z.literal(Infinity), Infinity, true);
+    check(z.literal(Infinity), null, false);
+    check(z.literal(-Infinity), -Infinity, true);
+    check(z.literal([5n, 'a']), 5n, true);
+    check(z.literal([5n, 'a']), 5, false);
+    check(z.literal([5n, 'a']), 'a', true);
+    check(z.literal([undefined, 'a']), undefined, true);
+    check(z.literal([undefined, 'a']), null, false);
+    check(z.literal([true, null, 0]), false, false);
+    check(z.literal([true, null, 0]), null, true);
+    check(z.literal([true, null, 0]), -0, true);
+    check(z.literal([]), undefined, false);
+    check(z.literal([]), 'a', false);
+  });
+
+  it('keys that are no identifiers, and symbol keys', () => {
+    const odd = z.object({ 'a-b': z.string(), '1a': z.number(), 'a-': z.boolean(), $b_1: z.string(), 'c d': z.null() });
+    check(odd, { 'a-b': 'x', '1a': 1, 'a-': true, $b_1: 'y', 'c d': null }, true);
+    check(odd, { 'a-b': 1, '1a': 1, 'a-': true, $b_1: 'y', 'c d': null }, false);
+    check(odd, { 'a-b': 'x', '1a': 'x', 'a-': true, $b_1: 'y', 'c d': null }, false);
+    check(odd, { 'a-b': 'x', '1a': 1, 'a-': 'x', $b_1: 'y', 'c d': null }, false);
+    check(odd, { 'a-b': 'x', '1a': 1, 'a-': true, $b_1: 2, 'c d': null }, false);
+    const symbol = Symbol('s');
+    const keyed = z.object({ [symbol]: z.string(), s: z.number() });
+    check(keyed, { [symbol]: 'x', s: 1 }, true);
+    check(keyed, { [symbol]: 1, s: 1 }, false);
+    check(keyed, { s: 1 }, false);
+    check(keyed, { [symbol]: 'x', s: 'x' }, false);
+    check(keyed, { [Symbol('s')]: 'x', s: 1 }, false);
+    check(z.object({ [symbol]: z.string().optional() }), {}, true);
+  });
+
+  it('equal sub-schemas share a function, and unequal ones never do', () => {
+    const schema = z.object({ a: z.array(z.string()), b: z.array(z.string()), c: z.array(z.number()), d: z.array(z.string()) });
+    check(schema, { a: ['x'], b: ['y'], c: [1], d: ['z'] }, true);
+    check(schema, { a: ['x'], b: [1], c: [1], d: ['z'] }, false);
+    check(schema, { a: ['x'], b: ['y'], c: ['x'], d: ['z'] }, false);
+    check(schema, { a: ['x'], b: ['y'], c: [1], d: [1] }, false);
+  });
+
   it('arrays: holes are judged as undefined', () => {
     // eslint-disable-next-line no-sparse-arrays
     const sparse = [, 'a'];
