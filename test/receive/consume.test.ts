@@ -220,7 +220,7 @@ describe('the worker: what a failed event leaves', () => {
       ['handler_failed', 'k1', 1, false, true],
     ]);
     expect(errors.map((error) => (error.cause as Error).message)).toEqual(['first broke', 'second broke']);
-    expect(errors[0]?.event?.trigger).toBe('message_sent');
+    expect((errors[0]?.event as { trigger?: string } | undefined)?.trigger).toBe('message_sent');
   });
 
   it('an event cut off on its last attempt: dead with a message naming its trigger, reported with its context', async () => {
@@ -237,7 +237,7 @@ describe('the worker: what a failed event leaves', () => {
     expect((await inbox.list({ state: 'dead' }))[0]?.lastError).toBe(message);
     await until(() => errors.length === 1);
     expect(errors[0]).toMatchObject({ code: 'handler_interrupted', message, key: 'k1', attempt: 1, willRetry: false, rawBody: fixture('message_sent') });
-    expect(errors[0]?.event?.trigger).toBe('message_sent');
+    expect((errors[0]?.event as { trigger?: string } | undefined)?.trigger).toBe('message_sent');
   });
 
   it('an unknown trigger reaches onUnknown, not the handlers of a known one', async () => {
