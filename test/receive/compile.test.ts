@@ -361,6 +361,11 @@ describe('edge semantics, as zod has them', () => {
     check(keyed, { [symbol]: 'x', s: 'x' }, false);
     check(keyed, { [Symbol('s')]: 'x', s: 1 }, false);
     check(z.object({ [symbol]: z.string().optional() }), {}, true);
+    // Present-but-undefined and absent differ here, so the key's presence is tested (`in`), by the symbol itself.
+    const exact = z.object({ [symbol]: z.string().exactOptional() });
+    check(exact, {}, true);
+    check(exact, { [symbol]: undefined }, false);
+    check(exact, { undefined: 'x' }, true);
   });
 
   it('equal sub-schemas share a function, and unequal ones never do', () => {
