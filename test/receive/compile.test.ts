@@ -448,6 +448,8 @@ describe('edge semantics, as zod has them', () => {
       '.u: "union" with "discriminator" is not supported',
     );
     expect(refusal(z.record(z.enum(['a']), z.string()))).toBe('(root): record keys other than z.string() are not supported');
+    // A key schema whose definition has nothing but its type, yet is no string.
+    expect(refusal(z.record(z.never() as unknown as z.ZodString, z.string()))).toBe('(root): record keys other than z.string() are not supported');
     expect(refusal(z.object({ r: z.record(z.string().min(1), z.string()) }))).toBe('.r: record keys other than z.string() are not supported');
     // zod's own API never builds another mode, but the definition allows "strict".
     const strict = new z.ZodRecord({ ...z.record(z.string(), z.string())._zod.def, mode: 'strict' });
@@ -516,9 +518,11 @@ describe('edge semantics, as zod has them', () => {
       return () => undefined;
     });
     try {
-      for (const stub of [refusing, inert]) {
-        vi.resetModules(); // the probe's answer is kept per module instance
-        const fresh = await import('../../src/receive/compile/index.js');
+      for (const [index, stub] of [refusing, inert].entries()) {
+        // A fresh instance of this module alone (the probe's answer is kept per instance); its imports stay
+        // loaded, so the other compiler modules' load-time code is not run again inside this test.
+        const path = `../../src/receive/compile/index.js?probe=${index}`;
+        const fresh = (await import(/* @vite-ignore */ path)) as typeof import('../../src/receive/compile/index.js');
         globalThis.Function = stub as unknown as FunctionConstructor;
         const valid = fresh.compileValidator(schema);
         fresh.compileValidator(schema);
@@ -531,6 +535,27 @@ describe('edge semantics, as zod has them', () => {
     } finally {
       globalThis.Function = original;
     }
+  });
+
+  it('hands zod only the parts it does not model, never a wrapper or a nonoptional over modelled ones', () => {
+    const judged = (schema: z.ZodType) => vi.spyOn((schema as unknown as { _zod: { run: () => unknown } })._zod, 'run');
+    const nonoptional = z.string().optional().nonoptional();
+    const nullable = z.string().default('x').nullable();
+    const spies = [judged(nonoptional), judged(nullable)];
+    const schema = z.object({ a: nonoptional, b: nullable });
+    const compiled = both(schema, { unsupported: 'zod' });
+    for (const value of [{ a: 'x', b: null }, { a: 'x', b: 'y' }, { a: 'x' }, { b: 1 }]) agree(schema, compiled, value);
+    // zod's own safeParse in agree() runs them through the object: count only the compiled validators' calls.
+    spies.forEach((spy) => spy.mockClear());
+    for (const value of [{ a: 'x', b: null }, { a: 'x', b: 'y' }, { a: 'x' }, { b: 1 }]) for (const valid of Object.values(compiled)) valid(value);
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("with unsupported: 'zod', a key optional going out but not in must still be present", () => {
+    const schema = z.object({ a: z.string().pipe(z.string().optional()) });
+    const compiled = both(schema, { unsupported: 'zod' });
+    expect(agree(schema, compiled, {})).toBe(false);
+    expect(agree(schema, compiled, { a: 'x' })).toBe(true);
   });
 
   it("with unsupported: 'zod', leaves those sub-schemas to zod and still agrees", () => {
