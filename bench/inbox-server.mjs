@@ -35,7 +35,9 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: server.address().port }));
 
 process.on('message', async (message) => {
-  if (message?.type === 'stats') {
+  if (message?.type === 'cpu') {
+    process.send({ id: message.id, cpu: process.cpuUsage(), handled });
+  } else if (message?.type === 'stats') {
     process.send({ id: message.id, handled, errorCodes, inbox: await inbox.stats(), rss: process.memoryUsage().rss });
   } else if (message?.type === 'exit') {
     server.close();

@@ -67,12 +67,32 @@ const PENDING_MARK_MS = 5000;
 const PENDING_WAIT_MS = 1500;
 const RECENT_DONE = 1000;
 
+/**
+ * The event is not stored beside its raw body: it is that body parsed (the receiver hands handlers the parsed
+ * body itself), and sending both would double what every put writes to Redis and every claim reads back.
+ * `event` is still read from jobs that an earlier version stored with it.
+ */
 interface JobData {
   key: string;
   trigger: string;
-  event: unknown;
   rawBody: string;
   receivedAt: number;
+  event?: unknown;
+}
+
+/**
+ * Whether text can be an envelope's JSON: it starts with `{` (after a byte order mark or blanks). A body
+ * parser's value that could not be serialized has only a placeholder text, which would not parse back.
+ */
+function isJsonObjectText(text: string): boolean {
+  return /^\ufeff?\s*\{/.test(text);
+}
+
+/** The stored event: the raw body parsed as the receiver parsed it (a leading byte order mark skipped). */
+function eventOf(data: JobData): InboxClaim['event'] {
+  if (data.event !== undefined) return data.event as InboxClaim['event'];
+  const { rawBody } = data;
+  return JSON.parse(rawBody.charCodeAt(0) === 0xfeff ? rawBody.slice(1) : rawBody) as InboxClaim['event'];
 }
 
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
@@ -113,7 +133,11 @@ class RedisInbox implements Inbox {
   /** Jobs this process holds, by claim token (BullMQ's job objects carry the calls we need). */
   readonly #held = new Map<string, Job<JobData>>();
   #claiming: Promise<unknown> = Promise.resolve();
+  /** Set when a fetch found no job; a put of this process or a successful fetch clears it. */
+  #drained = false;
   #batch: Put[] = [];
+  #doneRecords: string[] = [];
+  #doneWrite: Promise<unknown> | undefined;
   #closed = false;
 
   constructor(options: RedisInboxOptions) {
@@ -131,17 +155,30 @@ class RedisInbox implements Inbox {
 
   put(entry: InboxEntry): Promise<PutResult> {
     if (this.#closed) return Promise.reject(new Error('The Redis inbox is closed.'));
+    if (!isJsonObjectText(entry.rawBody)) {
+      return Promise.reject(new TypeError('The Redis inbox stores an event as its raw body, and this one has no JSON text.'));
+    }
     return new Promise<PutResult>((resolve, reject) => this.#enqueue({ entry, resolve, reject }));
   }
 
   async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
+    // While events flow, claims fetch side by side (each fetch is one atomic script); once the queue was
+    // found empty, one claimer at a time polls, so that idle workers do not poll Redis at every turn.
+    if (!this.#drained) {
+      if (this.#closed) throw new Error('The Redis inbox is closed.');
+      const claim = await this.#takeOne(leaseMs);
+      if (claim) return claim;
+      this.#drained = true;
+    }
     const deadline = Date.now() + waitMs;
-    // One fetch at a time per process: BullMQ's worker object is not meant for concurrent fetches.
     const turn = this.#claiming.then(async () => {
       for (;;) {
         if (this.#closed) throw new Error('The Redis inbox is closed.');
         const claim = await this.#takeOne(leaseMs);
-        if (claim) return claim;
+        if (claim) {
+          this.#drained = false;
+          return claim;
+        }
         const left = deadline - Date.now();
         if (left <= 0 || signal?.aborted) return undefined;
         await pause(Math.min(this.#pollMs, left), signal);
@@ -171,8 +208,20 @@ class RedisInbox implements Inbox {
       return; // The lock was lost: another holder has it now.
     }
     const record = JSON.stringify({ key: claim.key, trigger: claim.trigger, receivedAt: claim.receivedAt, attempts: claim.attempt });
-    const { doneCount, recentDone } = this.#keys();
-    await this.#redis.multi().incr(doneCount).lpush(recentDone, record).ltrim(recentDone, 0, RECENT_DONE - 1).exec();
+    await this.#countDone(record);
+  }
+
+  /** The done count and recent list are written once per turn for every completion of that turn. */
+  #countDone(record: string): Promise<unknown> {
+    this.#doneRecords.push(record);
+    this.#doneWrite ??= new Promise((resolve) => setImmediate(resolve)).then(() => {
+      const records = this.#doneRecords;
+      this.#doneRecords = [];
+      this.#doneWrite = undefined;
+      const { doneCount, recentDone } = this.#keys();
+      return this.#redis.multi().incrby(doneCount, records.length).lpush(recentDone, ...records).ltrim(recentDone, 0, RECENT_DONE - 1).exec();
+    });
+    return this.#doneWrite;
   }
 
   async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
@@ -253,6 +302,7 @@ class RedisInbox implements Inbox {
   }
 
   #enqueue(put: Put): void {
+    this.#drained = false;
     if (this.#batch.push(put) !== 1) return;
     setImmediate(() => {
       const puts = this.#batch;
@@ -342,7 +392,7 @@ class RedisInbox implements Inbox {
     this.#held.set(token, job);
     const { data } = job;
     const { key, trigger, rawBody, receivedAt } = data;
-    return { key, trigger, event: data.event as InboxClaim['event'], rawBody, receivedAt, attempt: job.attemptsStarted, token };
+    return { key, trigger, event: eventOf(data), rawBody, receivedAt, attempt: job.attemptsStarted, token };
   }
 
   async #jobsIn(state: Exclude<InboxState, 'done'>, limit: number): Promise<Job<JobData>[]> {
@@ -368,10 +418,10 @@ class RedisInbox implements Inbox {
 }
 
 function jobOf(entry: InboxEntry) {
-  const { key, trigger, event, rawBody, receivedAt } = entry;
+  const { key, trigger, rawBody, receivedAt } = entry;
   return {
     name: trigger,
-    data: { key, trigger, event, rawBody, receivedAt },
+    data: { key, trigger, rawBody, receivedAt },
     opts: { jobId: jobIdOf(key), removeOnComplete: true, removeOnFail: false, attempts: 1 },
   };
 }
@@ -385,7 +435,7 @@ function listingOf(job: Job<JobData>, state: InboxState): InboxListing {
     receivedAt: data.receivedAt,
     attempts: job.attemptsStarted,
     ...(job.failedReason ? { lastError: job.failedReason } : {}),
-    event: data.event as InboxListing['event'],
+    event: eventOf(data),
     rawBody: data.rawBody,
   };
 }

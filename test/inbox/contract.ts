@@ -101,6 +101,26 @@ export function inboxContract(name: string, factory: InboxFactory): void {
       expect((await inbox.list({ state: 'done' })).map((e) => e.key)).toEqual([stored.key]);
     });
 
+    it('completions of one turn are each counted done and listed', async () => {
+      const inbox = await open();
+      const stored = Array.from({ length: 5 }, () => entry());
+      await Promise.all(stored.map((e) => inbox.put(e)));
+      const claims: InboxClaim[] = [];
+      for (let i = 0; i < stored.length; i++) claims.push((await inbox.claim(LEASE)) as InboxClaim);
+      await Promise.all(claims.map((claim) => inbox.complete(claim)));
+      expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: 5, dead: 0 });
+      expect((await inbox.list({ state: 'done' })).map((e) => e.key).sort()).toEqual(stored.map((e) => e.key).sort());
+    });
+
+    it('claims made side by side, after one found nothing, each take a different entry', async () => {
+      const inbox = await open();
+      expect(await inbox.claim(LEASE)).toBeUndefined();
+      const stored = Array.from({ length: 8 }, () => entry());
+      await Promise.all(stored.map((e) => inbox.put(e)));
+      const claims = await Promise.all(stored.map(() => inbox.claim({ leaseMs: 30_000, waitMs: 1000 })));
+      expect(claims.map((claim) => claim?.key).sort()).toEqual(stored.map((e) => e.key).sort());
+    });
+
     it('fail with retryAt: not handed out before it, handed out after with attempt 2', async () => {
       const inbox = await open();
       await inbox.put(entry());

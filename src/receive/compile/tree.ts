@@ -113,7 +113,7 @@ class Analyser {
     try {
       node = this.#build(schema, path);
     } catch (error) {
-      if (this.unsupported === 'throw' || !(error instanceof UnsupportedSchemaError)) throw error;
+      if (this.unsupported !== 'zod' || !(error instanceof UnsupportedSchemaError)) throw error;
       node = { kind: 'zod', schema };
     }
     this.#building.delete(schema);

@@ -1,0 +1,79 @@
+/**
+ * What the Redis inbox writes: a job holds the raw body only (the event is that body parsed), so each put
+ * sends about half of what it would with both; a body without JSON text is refused at the put.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InboxClaim, InboxEntry } from '../../src/inbox/port.js';
+import { redisInbox } from '../../src/inbox/redis.js';
+import { startRedis, type RedisServer } from '../support/redis-server.js';
+
+let redis: RedisServer;
+let client: Redis;
+beforeAll(async () => {
+  redis = await startRedis();
+  client = new Redis(redis.url);
+});
+afterAll(async () => {
+  await client?.quit();
+  await redis?.stop();
+});
+
+let serial = 0;
+const LEASE = { leaseMs: 30_000, waitMs: 0 };
+
+function entryWithBody(rawBody: string, key = `k-${++serial}`): InboxEntry {
+  const event = JSON.parse(rawBody.replace(/^\ufeff/, '')) as InboxEntry['event'];
+  return { key, trigger: event.trigger, event, rawBody, receivedAt: Date.now() };
+}
+
+async function jobData(prefix: string): Promise<Record<string, unknown>> {
+  const [jobKey] = (await client.keys(`${prefix}:inbox:k_*`)).filter((key) => !key.endsWith(':lock'));
+  return JSON.parse((await client.hget(jobKey as string, 'data')) as string) as Record<string, unknown>;
+}
+
+describe('redisInbox storage', () => {
+  it('stores the raw body without the parsed event, and a claim parses it back (byte order mark and all)', async () => {
+    const prefix = `s-${++serial}`;
+    const inbox = redisInbox({ url: redis.url, prefix });
+    try {
+      const rawBody = '\ufeff{ "trigger": "message_sent", "appId": "a", "data": { "message": { "id": "7", "text": "héllo" } } }';
+      await inbox.put(entryWithBody(rawBody));
+      const data = await jobData(prefix);
+      expect(data.rawBody).toBe(rawBody);
+      expect(data).not.toHaveProperty('event');
+      const claim = (await inbox.claim(LEASE)) as InboxClaim;
+      expect(claim.rawBody).toBe(rawBody);
+      expect(claim.event).toEqual({ trigger: 'message_sent', appId: 'a', data: { message: { id: '7', text: 'héllo' } } });
+      expect((await inbox.list({ state: 'running' }))[0]?.event).toEqual(claim.event);
+    } finally {
+      await inbox.close();
+    }
+  });
+
+  it('still hands out the event of a job stored with it (by an earlier version)', async () => {
+    const prefix = `s-${++serial}`;
+    const inbox = redisInbox({ url: redis.url, prefix });
+    try {
+      await inbox.put(entryWithBody('{"trigger":"message_sent","data":{}}'));
+      const [jobKey] = (await client.keys(`${prefix}:inbox:k_*`)).filter((key) => !key.endsWith(':lock'));
+      const stored = { ...(await jobData(prefix)), event: { trigger: 'message_sent', data: { from: 'earlier' } } };
+      await client.hset(jobKey as string, 'data', JSON.stringify(stored));
+      expect(((await inbox.claim(LEASE)) as InboxClaim).event).toEqual({ trigger: 'message_sent', data: { from: 'earlier' } });
+    } finally {
+      await inbox.close();
+    }
+  });
+
+  it('refuses a put whose raw body is not JSON text (a body parser value that could not be serialized)', async () => {
+    const inbox = redisInbox({ url: redis.url, prefix: `s-${++serial}` });
+    try {
+      const event = { trigger: 'message_sent', data: {} } as InboxEntry['event'];
+      const put = inbox.put({ key: 'x', trigger: 'message_sent', event, rawBody: '[object Object]', receivedAt: Date.now() });
+      await expect(put).rejects.toThrow(/no JSON text/);
+      expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: 0, dead: 0 });
+    } finally {
+      await inbox.close();
+    }
+  });
+});
