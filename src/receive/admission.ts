@@ -7,7 +7,6 @@ import { WebhookError } from './errors.js';
 import {
   isIdentityEncoding,
   isJsonContentType,
-  isRepeatedHeader,
   readHeader,
   type WebhookRequest,
   type WebhookResponse,
@@ -26,11 +25,11 @@ export class Admission {
   refusal(request: WebhookRequest): WebhookResponse | undefined {
     if (this.inFlight.closing) return this.answers.shuttingDown();
     const { method, headers } = request;
-    if (method !== 'POST' && method.toUpperCase() !== 'POST') {
+    if (method.toUpperCase() !== 'POST') {
       return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
     }
-    const length = readHeader(headers, 'content-length');
-    if (length !== undefined && Number(length) > this.settings.maxBodyBytes) return this.answers.tooLarge();
+    // Without the header, Number(undefined) is NaN: never too large.
+    if (Number(readHeader(headers, 'content-length')) > this.settings.maxBodyBytes) return this.answers.tooLarge();
     const contentType = readHeader(headers, 'content-type');
     if (contentType && !isJsonContentType(contentType)) {
       return this.answers.refuse(
@@ -39,14 +38,16 @@ export class Admission {
       );
     }
     const encoding = readHeader(headers, 'content-encoding');
-    if (!isIdentityEncoding(encoding)) {
+    if (encoding !== undefined && !isIdentityEncoding(encoding)) {
       return this.answers.refuse(
-        new WebhookError('unsupported_media_type', `Webhook deliveries are not compressed; got Content-Encoding "${encoding?.slice(0, 100)}".`),
+        new WebhookError('unsupported_media_type', `Webhook deliveries are not compressed; got Content-Encoding "${encoding.slice(0, 100)}".`),
         CLOSE,
       );
     }
     const { verify } = this.settings;
-    if (verify && (isRepeatedHeader(headers, 'authorization') || !verify(readHeader(headers, 'authorization')))) {
+    // An Authorization sent twice (node's headersDistinct passes each) reads as its values joined with ", ",
+    // which is never one Basic credential: refused like any wrong one.
+    if (verify && !verify(readHeader(headers, 'authorization'))) {
       return this.answers.refuse(
         new WebhookError('unauthorized', 'The request lacks valid Basic credentials for this webhook.'),
         UNAUTHORIZED_HEADERS,

@@ -116,12 +116,11 @@ export class Answers {
   accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): WebhookResponse {
     const { error, known, rawBody } = delivery;
     const { dispatcher, keyOf } = this;
-    const text = typeof rawBody === 'string' ? rawBody : undefined;
     const work = error
       ? () => dispatcher.report(error)
       : () => {
           const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), Date.now());
-          return settled(dispatcher.dispatch(event, known, text, timeoutMs, context));
+          return settled(dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
         };
     return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));
   }
@@ -134,20 +133,18 @@ export class Answers {
     return this.#later(200, 'OK', TEXT, new Errand(event, () => this.#runDuplicateHandlers(event, context), this.inFlight));
   }
 
-  #runDuplicateHandlers(event: ParsedWebhook, context: DuplicateContext): Promise<void> | undefined {
-    const pending: Promise<unknown>[] = [];
+  /** Repeats with onDuplicate handlers are rare: one promise per handler keeps this to a single path. */
+  #runDuplicateHandlers(event: ParsedWebhook, context: DuplicateContext): Promise<void> {
     const failed = (cause: unknown) =>
-      this.dispatcher.report(new WebhookError('handler_failed', `An onDuplicate handler failed: ${String(cause)}`, { cause, event }));
-    for (const handler of this.duplicateHandlers) {
+      this.dispatcher.report(new WebhookError('handler_failed', `An onDuplicate handler failed: ${describeCause(cause)}`, { cause, event }));
+    const runs = Array.from(this.duplicateHandlers, (handler) => {
       try {
-        const result = handler(event, context);
-        if (isThenable(result)) pending.push(Promise.resolve(result).then(undefined, failed));
+        return Promise.resolve(handler(event, context)).then(undefined, failed);
       } catch (cause) {
-        const reporting = failed(cause);
-        if (reporting) pending.push(reporting);
+        return failed(cause);
       }
-    }
-    return pending.length > 0 ? Promise.all(pending).then(() => undefined) : undefined;
+    });
+    return Promise.all(runs).then(() => undefined);
   }
 
   /** Starts the errand after the response; the response's `done` settles once the errand has. */

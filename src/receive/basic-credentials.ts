@@ -22,14 +22,17 @@ const SEXTETS: Readonly<Record<string, number>> = Object.freeze({
   _: 63,
 });
 
-/** Decodes base64 as Node's `Buffer.from(text, 'base64')` does: both alphabets, stops at `=`, skips the rest. */
+/**
+ * Decodes base64 as Node's `Buffer.from(text, 'base64')` does: both alphabets, skipping other characters.
+ * Node stops at the first `=`; CREDENTIALS lets `=` through only as trailing padding, which is skipped here.
+ */
 function decodeBase64(text: string): Uint8Array {
-  const bytes = new Uint8Array(Math.ceil((text.length * 3) / 4));
+  // Six bits a character: the bytes never outnumber the characters.
+  const bytes = new Uint8Array(text.length);
   let length = 0;
   let bits = 0;
   let count = 0;
   for (const char of text) {
-    if (char === '=') break;
     const sextet = SEXTETS[char];
     if (sextet === undefined) continue;
     bits = ((bits << 6) | sextet) & 0xffffff;

@@ -36,7 +36,8 @@ export class Commits {
 
   #within(put: Promise<PutResult>): Promise<PutResult> {
     const ms = this.#timeoutMs;
-    if (!(ms > 0 && ms !== Infinity)) return put;
+    // Options refuse a timeout that is not > 0; Infinity means no timer at all.
+    if (ms === Infinity) return put;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new CommitTimeout(ms)), ms);
       put.then(

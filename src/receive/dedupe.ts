@@ -181,9 +181,10 @@ export class DedupeWindow {
       next = (next + 1) & mask;
       const entry = index[next] as number;
       if (entry === 0) break;
-      const home = (this.#laneA[entry - 1] as number) & mask;
-      // The entry may move into the hole only if its home is not inside (hole, next].
-      const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next;
+      // The entry may move into the hole only if its home is not inside (hole, next]; places are counted from
+      // the hole, round the end of the table.
+      const home = ((this.#laneA[entry - 1] as number) - hole) & mask;
+      const stays = home !== 0 && home <= ((next - hole) & mask);
       if (!stays) {
         index[hole] = entry;
         hole = next;
@@ -196,9 +197,10 @@ export class DedupeWindow {
     const slot = this.#oldest;
     if (this.#live[slot] === 1) {
       this.#live[slot] = 0;
-      let place = (this.#laneA[slot] as number) & this.#mask;
-      while (this.#index[place] !== slot + 1) place = (place + 1) & this.#mask;
-      this.#unindex(place);
+      // The oldest live entry sits at its home place: every other indexed entry came after it, and removing
+      // by backward shifting leaves the index as if the removed entries had never been added (Knuth's
+      // Algorithm R), so it was added to an index holding nothing else.
+      this.#unindex((this.#laneA[slot] as number) & this.#mask);
     }
     this.#oldest = (slot + 1) % this.#maxKeys;
     this.#count--;

@@ -75,12 +75,13 @@ export class WebhookError extends Error {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.status = statusOf[code];
-    if (details.issues) this.issues = details.issues;
-    if (details.rawBody !== undefined) this.rawBody = details.rawBody;
-    if (details.event !== undefined) this.event = details.event;
-    if (details.key !== undefined) this.key = details.key;
-    if (details.attempt !== undefined) this.attempt = details.attempt;
-    if (details.willRetry !== undefined) this.willRetry = details.willRetry;
+    // The fields are declared, so each is an own property whether given or not (undefined then).
+    this.issues = details.issues;
+    this.rawBody = details.rawBody;
+    this.event = details.event;
+    this.key = details.key;
+    this.attempt = details.attempt;
+    this.willRetry = details.willRetry;
   }
 }
 

@@ -94,16 +94,6 @@ export function readHeader(headers: HeaderSource, name: string): string | undefi
 }
 
 /**
- * Whether a header was sent more than once. Seen only where the adapter passes every value, as node's
- * `req.headersDistinct` does (`req.headers` keeps the first Authorization and drops the rest).
- */
-export function isRepeatedHeader(headers: HeaderSource, name: string): boolean {
-  if (typeof (headers as { get?: unknown }).get === 'function') return false;
-  const value = (headers as Record<string, unknown>)[name];
-  return Array.isArray(value) && value.length > 1;
-}
-
-/**
  * Whether a Content-Type names JSON in UTF-8: `application/json` or any `+json` type, in any letter case,
  * with no charset or a UTF-8 one. JSON on the wire is UTF-8 (RFC 8259); a body declared in another charset
  * would be decoded one way by a framework's parser and another way here, so it is refused everywhere.
@@ -122,10 +112,10 @@ export function isJsonContentType(contentType: string): boolean {
 }
 
 /**
- * Whether the body arrives as is: no Content-Encoding, or `identity`. Some framework parsers inflate gzip
+ * Whether a Content-Encoding leaves the body as is: empty, or `identity`. Some framework parsers inflate gzip
  * and others do not, so a compressed body is refused everywhere (RFC 7694: 415) rather than answered
  * differently by each.
  */
-export function isIdentityEncoding(contentEncoding: string | undefined): boolean {
-  return contentEncoding === undefined || contentEncoding.trim() === '' || contentEncoding.trim().toLowerCase() === 'identity';
+export function isIdentityEncoding(contentEncoding: string): boolean {
+  return contentEncoding.trim() === '' || contentEncoding.trim().toLowerCase() === 'identity';
 }

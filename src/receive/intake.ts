@@ -106,7 +106,7 @@ export class Intake {
 
   /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
   #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
-    const rawBody = textOf(delivery.rawBody);
+    const { rawBody } = delivery;
     // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
     const key = this.settings.keyOf(event, delivery.unserializable ? randomId() : (delivery.bytes ?? rawBody));
     const receivedAt = Date.now();
@@ -122,9 +122,6 @@ export class Intake {
     return forwarding;
   }
 }
-
-/** The body as text for an inbox, decoded as parsing read it (invalid UTF-8 sequences become U+FFFD). */
-const textOf = (rawBody: string | Uint8Array): string => (typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody));
 
 /** Turns an inbox's failure into the error onError gets, with the event and its raw body. */
 function commitFailure(cause: unknown, event: ParsedWebhook, rawBody: string): WebhookError {

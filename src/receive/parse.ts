@@ -13,8 +13,8 @@ export type SafeParseResult =
 
 /** Everything parsing learned about a delivery, for the receiver. */
 export interface Delivery {
-  /** The body as text (a pre-parsed body is serialized again). */
-  rawBody: string | Uint8Array;
+  /** The body as text: bytes decoded as UTF-8, a pre-parsed body serialized again. */
+  rawBody: string;
   /** The body was pre-parsed and could not be serialized again (too deep, say): it has no stable text. */
   unserializable?: true;
   /** The body's bytes, when it arrived as bytes. */
@@ -27,7 +27,7 @@ export interface Delivery {
 
 /** Parses and validates a delivery in two steps: the envelope, then the event against its trigger's schema. */
 export function inspectDelivery(body: WebhookBody): Delivery {
-  let rawBody: string | Uint8Array;
+  let rawBody: string;
   let value: unknown;
   let bytes: Uint8Array | undefined;
   if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
@@ -55,7 +55,7 @@ export function inspectDelivery(body: WebhookBody): Delivery {
   return delivery;
 }
 
-function inspectValue(value: unknown, rawBody: string | Uint8Array): Delivery {
+function inspectValue(value: unknown, rawBody: string): Delivery {
   const problem = envelopeProblem(value);
   if (problem) {
     return {
@@ -80,7 +80,7 @@ function inspectValue(value: unknown, rawBody: string | Uint8Array): Delivery {
   return { rawBody, event, known, error };
 }
 
-function invalid(code: 'invalid_json' | 'invalid_envelope', message: string, rawBody: string | Uint8Array) {
+function invalid(code: 'invalid_json' | 'invalid_envelope', message: string, rawBody: string) {
   return new WebhookError(code, message, { rawBody });
 }
 

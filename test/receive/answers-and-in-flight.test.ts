@@ -4,7 +4,7 @@
  * the handler context, and errands finishing in any order (found by mutation testing, bench/results/mutation.md).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { createWebhooks, type HandlerContext } from '../../src/index.js';
+import { createWebhooks, memoryInbox, type HandlerContext } from '../../src/index.js';
 import { buildRequest } from '../../src/testing/index.js';
 import { auth, fixture, messageSent, receiver, sleep } from './support.js';
 
@@ -65,8 +65,27 @@ describe('onDuplicate', () => {
       ['handler_failed', thrown],
       ['handler_failed', rejected],
     ]);
-    expect(errors[0]!.message).toBe('An onDuplicate handler failed: Error: sync duplicate');
+    expect(errors[0]!.message).toBe('An onDuplicate handler failed: sync duplicate');
     expect(errors[1]!.event).toMatchObject({ trigger: 'message_sent' });
+  });
+
+  it('an onDuplicate handler failing with a value String() cannot convert still reaches onError', async () => {
+    const { webhooks, errors } = receiver();
+    const last = vi.fn();
+    const unprintable = Object.create(null) as object;
+    webhooks.onDuplicate(() => {
+      throw unprintable;
+    });
+    webhooks.onDuplicate(() => Promise.reject(unprintable));
+    webhooks.onDuplicate(last);
+    await (await webhooks.handle(request(body))).done;
+    await (await webhooks.handle(request(body))).done;
+    expect(last).toHaveBeenCalledTimes(1);
+    expect(errors.map((error) => [error.code, error.cause])).toEqual([
+      ['handler_failed', unprintable],
+      ['handler_failed', unprintable],
+    ]);
+    expect(errors[0]!.message).toBe('An onDuplicate handler failed: [object Object]');
   });
 
   it('an asynchronous onError reporting a failed onDuplicate is waited for', async () => {
@@ -192,6 +211,34 @@ describe('more answers', () => {
     expect(error).toHaveBeenCalledWith({ reason: 'header store broke' }, 'Unexpected failure while handling a webhook request.');
     const bare = createWebhooks({ auth: false, logger: {} });
     expect((await bare.handle({ method: 'POST', headers: broken, body })).status).toBe(500);
+  });
+
+  it('a repeat nobody listens for costs no key: the key function runs only when a key is read', async () => {
+    const keyOf = vi.fn(() => 'the-key');
+    const { webhooks } = receiver({ idempotencyKeys: { message_sent: keyOf } });
+    webhooks.on('message_sent', () => undefined);
+    await (await webhooks.handle(request(body))).done;
+    const repeat = await webhooks.handle(request(body));
+    await repeat.done;
+    expect(repeat).toMatchObject({ status: 200, body: 'OK' });
+    expect(keyOf).not.toHaveBeenCalled();
+    // With an onDuplicate handler the repeat's key is read, once.
+    webhooks.onDuplicate(() => undefined);
+    await (await webhooks.handle(request(body))).done;
+    expect(keyOf).toHaveBeenCalledTimes(1);
+  });
+
+  it('an answer that fails once the inbox has spoken is still given, as a 500', async () => {
+    // The inbox finds a repeat; logging it throws (a broken user logger): the answer still goes out.
+    const error = vi.fn();
+    const debug = vi.fn((_fields: object, message?: string) => {
+      if (message === 'Ignored a repeated delivery.') throw new Error('logger broke');
+    });
+    const webhooks = createWebhooks({ auth, logger: { debug, error }, inbox: memoryInbox(), consume: false });
+    expect((await webhooks.handle(request(body))).status).toBe(200);
+    const repeat = await Promise.race([webhooks.handle(request(body)), sleep(2000).then(() => undefined)]);
+    expect(repeat).toMatchObject({ status: 500, body: 'Internal error.' });
+    expect(error).toHaveBeenCalledWith({ reason: 'logger broke' }, 'Unexpected failure while handling a webhook request.');
   });
 
   it('a repeat with onDuplicate handlers is answered 200 OK as text', async () => {

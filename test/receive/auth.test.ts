@@ -101,4 +101,14 @@ describe('createWebhooks auth option', () => {
     const response = await webhooks.handle({ method: 'POST', headers: {}, body: '{"trigger":"x","data":{}}' });
     expect(response.status).toBe(200);
   });
+
+  it('an Authorization sent twice is refused, even with the right credentials both times', async () => {
+    const webhooks = createWebhooks({ auth: credentials, logger: {} });
+    const right = header('platform:s3cret');
+    const send = (authorization: string | string[]) =>
+      webhooks.handle({ method: 'POST', headers: { authorization }, body: '{"trigger":"x","data":{}}' });
+    expect((await send(right)).status).toBe(200);
+    expect((await send([right])).status).toBe(200);
+    for (const twice of [[right, right], [right, ''], ['', right], [right, 'Basic']]) expect((await send(twice)).status, String(twice)).toBe(401);
+  });
 });

@@ -76,6 +76,30 @@ describe('explainRejection of a large value, without parsing it whole', () => {
   });
 });
 
+describe('explainRejection of a part rejected for a check on itself', () => {
+  it('whose children all pass is explained at the part: an array too short, a record key, an object refinement', () => {
+    const big = numbers(3000);
+    const list = z.object({ big: z.array(z.number()), list: z.array(z.number()).min(5) });
+    const short = explainWithoutWhole(list, { big, list: [1, 2] });
+    expect(short).toEqual([expect.objectContaining({ code: 'too_small', path: ['list'] })]);
+    const record = z.object({ big: z.array(z.number()), map: z.record(z.string().regex(/^k/), z.number()) });
+    const key = explainWithoutWhole(record, { big, map: { k1: 1, x: 2 } });
+    expect(key).toEqual([expect.objectContaining({ code: 'invalid_key', path: ['map', 'x'] })]);
+    const refined = z.object({ a: z.number() }).refine(() => false, 'never');
+    for (const inner of [refined, z.object({ a: z.number() }).catchall(z.string()).refine(() => false, 'never')]) {
+      const schema = z.object({ big: z.array(z.number()), inner });
+      const issues = explainWithoutWhole(schema, { big, inner: { a: 1, extra: 'text' } });
+      expect(issues).toEqual([expect.objectContaining({ code: 'custom', path: ['inner'], message: 'never' })]);
+    }
+  });
+
+  it('an object where a scalar belongs is named there', () => {
+    const schema = z.object({ big: z.array(z.number()), name: z.string() });
+    const issues = explainWithoutWhole(schema, { big: numbers(3000), name: { a: 1 } });
+    expect(issues).toEqual([expect.objectContaining({ code: 'invalid_type', path: ['name'] })]);
+  });
+});
+
 describe('explainRejection of a large value', () => {
   it('finds the bad element of an array at its index', () => {
     const schema = z.object({ list: z.array(z.number()) });
@@ -156,5 +180,54 @@ describe('explainRejection of a small value', () => {
     ]);
     const walked = explainRejection(schema, { list: [...numbers(1997), 'a', 'b'] });
     expect(paths(walked)).toEqual([['list', 1997]]);
+  });
+});
+
+describe('explainRejection of a part the walk cannot descend, on a bounded sample', () => {
+  /** Runs explainRejection and returns, with its issues, what the union was asked to judge. */
+  function explainUnion(union: z.ZodType, value: Record<string, unknown>) {
+    const schema = z.object({ either: union });
+    const judged = vi.spyOn(union, 'safeParse');
+    const issues = explainWithoutWhole(schema, { either: value });
+    const samples = judged.mock.calls.map(([sampled]) => sampled as Record<string, unknown>);
+    judged.mockRestore();
+    return { issues, samples };
+  }
+  const entries = (count: number, make: (i: number) => unknown) => Object.fromEntries(numbers(count).map((i) => [`k${i}`, make(i)]));
+
+  it('copies at most 1 000 containers; the rest are left empty and the union reported as invalid input', () => {
+    // Records are not cut like arrays: 2 500 arrays in one would all be copied without the budget.
+    const union = z.union([z.record(z.string(), z.array(z.number())), z.string()]);
+    const value = entries(2500, (i) => [i]);
+    value.k2499 = ['bad'];
+    const { issues, samples } = explainUnion(union, value);
+    expect(samples).toHaveLength(1);
+    const copied = Object.values(samples[0] as Record<string, unknown[]>);
+    expect(copied).toHaveLength(2500);
+    // The record itself is the first container: 999 arrays copied, then empty ones.
+    expect(copied.filter((list) => list.length > 0)).toHaveLength(999);
+    expect(copied[998]).toEqual([998]);
+    expect(copied[999]).toEqual([]);
+    expect(issues).toEqual([expect.objectContaining({ code: 'custom', path: ['either'], message: 'Invalid input' })]);
+  });
+
+  it('objects past the budget are left as empty objects, not arrays', () => {
+    const union = z.union([z.record(z.string(), z.object({ n: z.number().optional() })), z.string()]);
+    const value = entries(2500, (i) => ({ n: i }));
+    value.k2499 = { n: 'bad' };
+    const { issues, samples } = explainUnion(union, value);
+    const copied = Object.values(samples[0] as Record<string, object>);
+    expect(copied[999]).toEqual({});
+    expect(issues).toEqual([expect.objectContaining({ code: 'custom', path: ['either'] })]);
+  });
+
+  it('a sampled part with many problems is reported by its first ten, under the path from the root', () => {
+    // An intersection is explained whole (on a sample): zod names each of its twelve bad fields.
+    const fields = Object.fromEntries(numbers(12).map((i) => [`f${i}`, z.string()]));
+    const schema = z.object({ big: z.array(z.number()), both: z.intersection(z.object(fields), z.object({})) });
+    const bad = Object.fromEntries(numbers(12).map((i) => [`f${i}`, i]));
+    const issues = explainWithoutWhole(schema, { big: numbers(3000), both: bad });
+    expect(issues).toHaveLength(MAX_REPORTED_ISSUES);
+    expect(paths(issues)).toEqual(numbers(MAX_REPORTED_ISSUES).map((i) => ['both', `f${i}`]));
   });
 });
