@@ -11,8 +11,6 @@ export interface ParsedRequest extends IncomingMessage {
   /** The exact bytes, when the app's parser `verify` hook kept them (a common recipe). */
   rawBody?: unknown;
   body?: unknown;
-  /** body-parser 1.x (Express 4) marks a request whose body it read. */
-  _body?: unknown;
 }
 
 /**
@@ -22,15 +20,20 @@ export interface ParsedRequest extends IncomingMessage {
 export function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
   const { rawBody, body } = req;
   if (typeof rawBody === 'string' || rawBody instanceof Uint8Array) return rawBody;
-  // body-parser 2 (Express 5) leaves no flag: its reading ends the stream. A parser that skipped the request
-  // (another content type) left the stream unread, whatever it put in `req.body` (1.x puts `{}`).
-  const consumed = req._body === true || req.readableEnded;
-  if (!consumed || body === undefined) return nodeBodyReader(req); // resolves empty for an ended stream
+  // Both body-parser 1.x (Express 4, which also sets `req._body`) and 2.x call the next middleware only once
+  // the stream has ended. A parser that skipped the request (another content type) left the stream unread,
+  // whatever it put in `req.body` (1.x puts `{}`).
+  if (!req.readableEnded) return nodeBodyReader(req);
+  // Stryker disable next-line ConditionalExpression: equivalent: the receiver reads an undefined body as '' too
+  if (body === undefined) return ''; // the stream ended, and nothing was left of it
   // express.json turns an empty body into `{}`: the receiver must see it empty, as every other adapter does.
   if (req.headers['content-length'] === '0') return '';
   // express.raw gives a Buffer, express.text a string, express.json (and others) a parsed value. The bytes
   // of a parsed value are gone: the receiver can only check its size against Content-Length, and reports
   // it re-serialized.
   if (typeof body === 'string' || body instanceof Uint8Array) return body;
-  return typeof body === 'object' && body !== null ? body : JSON.stringify(body);
+  // Stryker disable next-line ConditionalExpression: equivalent: the receiver re-serializes a number or boolean to the same text
+  const isObject = typeof body === 'object';
+  // `strict: false` JSON parsers also give null, numbers and booleans: their JSON text is the body.
+  return isObject && body !== null ? body : JSON.stringify(body);
 }

@@ -9,11 +9,52 @@ export type HeaderSource =
   | { get(name: string): string | null };
 
 /**
+ * A body still arriving, told to the receiver by callbacks: an adapter reading a stream calls `arrive` (or
+ * `fail`) once, and the receiver answers right then. A promise would cost every request an allocation and a
+ * turn of the microtask queue.
+ */
+export class BodyArrival {
+  #outcome: { body: WebhookBody } | { cause: unknown } | undefined;
+  #arrived: ((body: WebhookBody) => void) | undefined;
+  #failed: ((cause: unknown) => void) | undefined;
+
+  /** True until `arrive` or `fail` was called. */
+  get pending(): boolean {
+    return this.#outcome === undefined;
+  }
+
+  /** The whole body is here (or, past the size limit, what was read of it). Later calls are ignored. */
+  arrive(body: WebhookBody): void {
+    if (this.#outcome) return;
+    this.#outcome = { body };
+    this.#arrived?.(body);
+  }
+
+  /** The body could not be read. Ignored after `arrive` or an earlier `fail`. */
+  fail(cause: unknown): void {
+    if (this.#outcome) return;
+    this.#outcome = { cause };
+    this.#failed?.(cause);
+  }
+
+  /** For the receiver, once: calls back when the body arrives or fails (at once if it already did). */
+  onArrival(arrived: (body: WebhookBody) => void, failed: (cause: unknown) => void): void {
+    const outcome = this.#outcome;
+    if (!outcome) {
+      this.#arrived = arrived;
+      this.#failed = failed;
+    } else if ('body' in outcome) arrived(outcome.body);
+    else failed(outcome.cause);
+  }
+}
+
+/**
  * Reads the request body. It must stop reading as soon as more than `maxBytes` bytes have arrived and may
  * then resolve with what it has: the receiver answers 413 for anything longer than `maxBytes`. A body already
- * in memory may be returned as is (no promise), which spares the request a turn of the microtask queue.
+ * in memory may be returned as is (no promise), which spares the request a turn of the microtask queue; a
+ * body still arriving, as a promise or (cheaper) a `BodyArrival`.
  */
-export type BodyReader = (maxBytes: number) => WebhookBody | Promise<WebhookBody>;
+export type BodyReader = (maxBytes: number) => WebhookBody | Promise<WebhookBody> | BodyArrival;
 
 export interface WebhookRequest {
   method: string;

@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { lambdaHandler } from '../../adapters/lambda/index.js';
 import { ConfigurationError } from '../../src/index.js';
-import { httpApiEvent, lambdaContext, restApiEvent } from './lambda-events.js';
+import { albEvent, httpApiEvent, lambdaContext, restApiEvent } from './lambda-events.js';
 import { AUTH, LIMIT, fixture, messageOfSize, recordingReceiver } from './status-table.js';
 
 const json = { 'content-type': 'application/json', authorization: AUTH };
@@ -185,6 +185,67 @@ describe('lambda: the handler around the translation', () => {
     } finally {
       intervals.mockRestore();
       timeouts.mockRestore();
+    }
+  });
+
+  it('answers at its deadline to the millisecond, not a tick later (fake clock)', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const { webhooks } = recordingReceiver();
+      webhooks.on('message_sent', () => {
+        throw new Error('handler failed');
+      });
+      // onError never settles, so only the adapter's deadline (budget + 100 ms grace = 200 ms) answers.
+      webhooks.onError(() => new Promise(() => undefined));
+      let answered = false;
+      const result = lambdaHandler(webhooks, { timeBudgetMs: 100 })(restApiEvent(delivery), lambdaContext()).then((answer) => {
+        answered = true;
+        return answer;
+      });
+      await vi.advanceTimersByTimeAsync(199);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(answered).toBe(true);
+      expect((await result).statusCode).toBe(200);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('rejects the invocation when building the result fails, instead of leaving it pending', async () => {
+    const { webhooks } = recordingReceiver();
+    let release: (() => void) | undefined;
+    webhooks.on('message_sent', () => new Promise<void>((resolve) => (release = resolve)));
+    const event = albEvent(delivery, true);
+    const invocation = lambdaHandler(webhooks)(event, lambdaContext());
+    // The ALB result is built from the event once the handlers finished: make that read fail.
+    Object.defineProperty(event, 'multiValueHeaders', {
+      get() {
+        throw new Error('unreadable event');
+      },
+    });
+    await vi.waitFor(() => expect(release).toBeDefined());
+    release?.();
+    await expect(invocation).rejects.toThrow('unreadable event');
+  });
+
+  it('runs where timers are plain numbers without ref/unref (as on Deno)', async () => {
+    const { webhooks, errors } = recordingReceiver();
+    webhooks.on('message_sent', () => new Promise((resolve) => setTimeout(resolve, 20)));
+    const realSetInterval = globalThis.setInterval;
+    // Node clears a timer by its numeric id too, so the interval still stops.
+    const intervals = vi
+      .spyOn(globalThis, 'setInterval')
+      .mockImplementation(((...args: Parameters<typeof setInterval>) => Number(realSetInterval(...args))) as unknown as typeof setInterval);
+    try {
+      const handler = lambdaHandler(webhooks, { timeBudgetMs: 500 });
+      // Two at once: the second finds the interval running (and would ref it), each leaving would unref it.
+      const results = await Promise.all([handler(restApiEvent(delivery), lambdaContext()), handler(restApiEvent(delivery), lambdaContext())]);
+      expect(results.map((result) => result.statusCode)).toEqual([200, 200]);
+      expect(intervals).toHaveBeenCalledTimes(1);
+      expect(errors).toEqual([]);
+    } finally {
+      intervals.mockRestore();
     }
   });
 });

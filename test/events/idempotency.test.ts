@@ -54,4 +54,26 @@ describe('idempotencyKey', () => {
     const event = { trigger: 'constructor', data: {} } as ParsedWebhook;
     expect(idempotencyKey(event, '{}')).toMatch(/^:constructor:#/);
   });
+
+  it('a field that is not a usable id falls back to the body: empty, NaN, ±Infinity, null, an object, a boolean, a path through a scalar', () => {
+    const event = fixture('message_sent') as ParsedWebhook & { data: { message: Record<string, unknown> } };
+    const withId = (id: unknown) => ({ ...event, data: { ...event.data, message: { ...event.data.message, id } } }) as ParsedWebhook;
+    for (const id of ['', Number.NaN, Infinity, -Infinity, null, { id: 1 }, true]) {
+      expect(idempotencyKey(withId(id), '{}'), String(id)).toMatch(/^wh_chat_events:message_sent:#/);
+    }
+    for (const message of [null, 'a string', 1421]) {
+      const through = { ...event, data: { ...event.data, message } } as ParsedWebhook;
+      expect(idempotencyKey(through, '{}'), String(message)).toMatch(/^wh_chat_events:message_sent:#/);
+    }
+    expect(idempotencyKey({ ...event, data: null } as unknown as ParsedWebhook, '{}')).toMatch(/^wh_chat_events:message_sent:#/);
+    expect(idempotencyKey(withId(0))).toBe('wh_chat_events:message_sent:0');
+    expect(idempotencyKey(withId('0'))).toBe('wh_chat_events:message_sent:0');
+  });
+
+  it('a webhook id that is not a string is left out of the prefix', () => {
+    const event = fixture('message_sent');
+    for (const webhook of [undefined, 42, null]) {
+      expect(idempotencyKey({ ...event, webhook } as ParsedWebhook)).toBe(':message_sent:1421');
+    }
+  });
 });

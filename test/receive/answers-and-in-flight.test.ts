@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createWebhooks, memoryInbox, type HandlerContext } from '../../src/index.js';
 import { buildRequest } from '../../src/testing/index.js';
-import { auth, fixture, receiver, sleep } from './support.js';
+import { auth, fixture, messageSent, receiver, sleep } from './support.js';
 
 const body = fixture('message_sent');
 const request = (text: string, options: { password?: string } = {}) =>
@@ -287,8 +287,8 @@ describe('in-flight errands', () => {
     let n = 0;
     webhooks.on('message_sent', () => sleep(++n === 2 ? 1 : 300));
     await webhooks.handle(request(body));
-    await webhooks.handle(request(body.replace('{', '{ ')));
-    await webhooks.handle(request(body.replace('{', '{  ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(30);
     expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 2 });
     expect(errors.map((error) => error.code)).toEqual(['shutdown_abandoned', 'shutdown_abandoned']);
@@ -300,8 +300,8 @@ describe('in-flight errands', () => {
     const delays = [300, 1, 15];
     webhooks.on('message_sent', () => sleep(delays[n++] ?? 0));
     await webhooks.handle(request(body));
-    await webhooks.handle(request(body.replace('{', '{ ')));
-    await webhooks.handle(request(body.replace('{', '{  ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(40);
     // Only the first is still running: close() sees it alone.
     expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 1 });
@@ -312,11 +312,11 @@ describe('in-flight errands', () => {
     let n = 0;
     webhooks.on('message_sent', () => sleep(++n === 2 ? 300 : 1));
     await webhooks.handle(request(body));
-    await webhooks.handle(request(body.replace('{', '{ ')));
-    await webhooks.handle(request(body.replace('{', '{  ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(30);
     // A fourth after the others ended: the list must take new errands after emptying at both ends.
-    await webhooks.handle(request(body.replace('{', '{   ')));
+    await webhooks.handle(request(messageSent('fourth')));
     expect(await webhooks.close({ timeoutMs: 100 })).toEqual({ drained: 1, abandoned: 1 });
   });
 
@@ -325,7 +325,7 @@ describe('in-flight errands', () => {
     const ran: number[] = [];
     let n = 0;
     webhooks.on('message_sent', () => void ran.push(++n));
-    const responses = await Promise.all([0, 1, 2].map((i) => webhooks.handle(request(body.replace('{', `{${' '.repeat(i)}`)))));
+    const responses = await Promise.all([0, 1, 2].map((i) => webhooks.handle(request(messageSent(`in-one-turn-${i}`)))));
     await Promise.all(responses.map((response) => response.done));
     expect(ran).toEqual([1, 2, 3]);
   });

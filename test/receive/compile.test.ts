@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { compileValidator, UnsupportedSchemaError, type Validator } from '../../src/receive/compile/index.js';
 import { triggers, type Trigger } from '../../src/events/registry.js';
@@ -290,6 +290,22 @@ describe('edge semantics, as zod has them', () => {
     check(z.array(z.string()), { 0: 'a', length: 1 }, false);
   });
 
+  it("records: zod's plain-object test on odd constructors and prototypes", () => {
+    const record = z.record(z.string(), z.unknown());
+    // The constructor is inherited, so the record itself has no keys: only the plain-object test decides.
+    const madeBy = (constructor: unknown) => Object.create({ constructor });
+    const withPrototype = (prototype: unknown) => madeBy(Object.assign(function () {}, { prototype }));
+    const owningIsPrototypeOf = <T extends object>(prototype: T) => Object.assign(prototype, { isPrototypeOf: () => false });
+    check(record, madeBy(undefined), true);
+    check(record, madeBy(() => 0), false); // an arrow function has no prototype
+    check(record, withPrototype(null), false);
+    check(record, withPrototype(5), false);
+    check(record, withPrototype(owningIsPrototypeOf([])), false);
+    check(record, withPrototype(owningIsPrototypeOf(function () {})), false);
+    check(record, withPrototype(owningIsPrototypeOf({})), true);
+    check(record, withPrototype({}), false);
+  });
+
   it('__proto__: an own key is ignored by objects and records, but is unknown to strict objects', () => {
     const own = (value: unknown) => JSON.parse(`{"__proto__": ${JSON.stringify(value)}, "a": "x"}`);
     check(z.object({ a: z.string() }), own({ a: 1 }), true);
@@ -308,6 +324,56 @@ describe('edge semantics, as zod has them', () => {
     check(z.looseRecord(z.string(), z.number()), { [Symbol('s')]: 1 }, true);
     check(record, { a: 1, b: NaN }, false);
     check(record, {}, true);
+    check(record, { undefined: 1 }, true); // a key spelled "undefined" is no symbol
+  });
+
+  it('literals beyond JSON values: NaN, ±Infinity, bigints, undefined, none at all', () => {
+    check(z.literal([NaN, 'a']), NaN, true);
+    check(z.literal([NaN, 'a']), 'a', true);
+    check(z.literal([NaN, 'a']), 'b', false);
+    check(z.literal(Infinity), Infinity, true);
+    check(z.literal(Infinity), null, false);
+    check(z.literal(-Infinity), -Infinity, true);
+    check(z.literal([5n, 'a']), 5n, true);
+    check(z.literal([5n, 'a']), 5, false);
+    check(z.literal([5n, 'a']), 'a', true);
+    check(z.literal([undefined, 'a']), undefined, true);
+    check(z.literal([undefined, 'a']), null, false);
+    check(z.literal([true, null, 0]), false, false);
+    check(z.literal([true, null, 0]), null, true);
+    check(z.literal([true, null, 0]), -0, true);
+    check(z.literal([]), undefined, false);
+    check(z.literal([]), 'a', false);
+  });
+
+  it('keys that are no identifiers, and symbol keys', () => {
+    const odd = z.object({ 'a-b': z.string(), '1a': z.number(), 'a-': z.boolean(), $b_1: z.string(), 'c d': z.null() });
+    check(odd, { 'a-b': 'x', '1a': 1, 'a-': true, $b_1: 'y', 'c d': null }, true);
+    check(odd, { 'a-b': 1, '1a': 1, 'a-': true, $b_1: 'y', 'c d': null }, false);
+    check(odd, { 'a-b': 'x', '1a': 'x', 'a-': true, $b_1: 'y', 'c d': null }, false);
+    check(odd, { 'a-b': 'x', '1a': 1, 'a-': 'x', $b_1: 'y', 'c d': null }, false);
+    check(odd, { 'a-b': 'x', '1a': 1, 'a-': true, $b_1: 2, 'c d': null }, false);
+    const symbol = Symbol('s');
+    const keyed = z.object({ [symbol]: z.string(), s: z.number() });
+    check(keyed, { [symbol]: 'x', s: 1 }, true);
+    check(keyed, { [symbol]: 1, s: 1 }, false);
+    check(keyed, { s: 1 }, false);
+    check(keyed, { [symbol]: 'x', s: 'x' }, false);
+    check(keyed, { [Symbol('s')]: 'x', s: 1 }, false);
+    check(z.object({ [symbol]: z.string().optional() }), {}, true);
+    // Present-but-undefined and absent differ here, so the key's presence is tested (`in`), by the symbol itself.
+    const exact = z.object({ [symbol]: z.string().exactOptional() });
+    check(exact, {}, true);
+    check(exact, { [symbol]: undefined }, false);
+    check(exact, { undefined: 'x' }, true);
+  });
+
+  it('equal sub-schemas share a function, and unequal ones never do', () => {
+    const schema = z.object({ a: z.array(z.string()), b: z.array(z.string()), c: z.array(z.number()), d: z.array(z.string()) });
+    check(schema, { a: ['x'], b: ['y'], c: [1], d: ['z'] }, true);
+    check(schema, { a: ['x'], b: [1], c: [1], d: ['z'] }, false);
+    check(schema, { a: ['x'], b: ['y'], c: ['x'], d: ['z'] }, false);
+    check(schema, { a: ['x'], b: ['y'], c: [1], d: [1] }, false);
   });
 
   it('arrays: holes are judged as undefined', () => {
@@ -362,6 +428,58 @@ describe('edge semantics, as zod has them', () => {
     expect(() => compileValidator(recursive)).toThrow(UnsupportedSchemaError);
   });
 
+  it('says where the unsupported part is and what it is', () => {
+    const refusal = (schema: Schema) => {
+      try {
+        compileValidator(schema);
+      } catch (error) {
+        expect(error).toBeInstanceOf(UnsupportedSchemaError);
+        expect((error as Error).name).toBe('UnsupportedSchemaError');
+        return (error as Error).message;
+      }
+      throw new Error('compiled');
+    };
+    expect(refusal(z.string().min(1))).toBe('(root): checks and refinements are not supported');
+    expect(refusal(z.object({ a: z.array(z.number().positive()) }))).toBe('.a[]: checks and refinements are not supported');
+    expect(refusal(z.record(z.string(), z.email()))).toBe('.*: checks and refinements are not supported');
+    expect(refusal(z.object({ a: z.string() }).catchall(z.date()))).toBe('.*: schema kind "date" is not supported');
+    expect(refusal(z.object({ d: z.date() }))).toBe('.d: schema kind "date" is not supported');
+    expect(refusal(z.object({ u: z.discriminatedUnion('t', [z.object({ t: z.literal('a') })]) }))).toBe(
+      '.u: "union" with "discriminator" is not supported',
+    );
+    expect(refusal(z.record(z.enum(['a']), z.string()))).toBe('(root): record keys other than z.string() are not supported');
+    // A key schema whose definition has nothing but its type, yet is no string.
+    expect(refusal(z.record(z.never() as unknown as z.ZodString, z.string()))).toBe('(root): record keys other than z.string() are not supported');
+    expect(refusal(z.object({ r: z.record(z.string().min(1), z.string()) }))).toBe('.r: record keys other than z.string() are not supported');
+    // zod's own API never builds another mode, but the definition allows "strict".
+    const strict = new z.ZodRecord({ ...z.record(z.string(), z.string())._zod.def, mode: 'strict' });
+    expect(refusal(strict)).toBe('(root): record mode "strict" is not supported');
+    expect(refusal(z.object({ s: strict }))).toBe('.s: record mode "strict" is not supported');
+    type Node = z.ZodType;
+    const recursive: z.ZodType = z.object({
+      get next(): Node {
+        return recursive.optional();
+      },
+    });
+    // A cycle always passes through a key, an element or a record value: its path is never the root.
+    expect(refusal(recursive)).toBe('.next: recursive schemas are not supported');
+  });
+
+  it('a custom error message is no check: such schemas and record keys still compile', () => {
+    const schema = z.object({ a: z.string({ error: 'a must be text' }), r: z.record(z.string({ error: 'bad key' }), z.number()) });
+    const compiled = both(schema);
+    expect(agree(schema, compiled, { a: 'x', r: { k: 1 } })).toBe(true);
+    expect(agree(schema, compiled, { a: 1, r: {} })).toBe(false);
+  });
+
+  it('analyses a sub-schema used many times once (not once per path to it)', () => {
+    let schema: z.ZodType = z.object({ leaf: z.string() });
+    for (let level = 0; level < 40; level++) schema = z.object({ left: schema, right: schema });
+    // 2^40 paths: only by reading each shared sub-schema once does this finish.
+    const compiled = both(schema);
+    expect(Object.values(compiled).every((valid) => valid(null) === false)).toBe(true);
+  });
+
   it("under zod's jitless setting, builds closures without trying new Function", () => {
     const schema = z.object({ a: z.string(), b: z.array(z.number()).optional() });
     const original = globalThis.Function;
@@ -379,6 +497,72 @@ describe('edge semantics, as zod has them', () => {
     }
   });
 
+  // Generated code is the function `validate` of its source; closures are not.
+  const generated = (valid: Validator) => String(valid).startsWith('function validate(v)');
+
+  it('generates code by default where new Function works, and builds closures only when asked', () => {
+    const schema = z.object({ a: z.string() });
+    expect(generated(compileValidator(schema))).toBe(true);
+    expect(generated(compileValidator(schema, { mode: 'codegen' }))).toBe(true);
+    expect(generated(compileValidator(schema, { mode: 'closures' }))).toBe(false);
+  });
+
+  it('builds closures where new Function throws or does not run code, and probes only once', async () => {
+    const schema = z.object({ a: z.string(), b: z.array(z.number()).optional() });
+    const original = globalThis.Function;
+    const refusing = vi.fn(function () {
+      throw new EvalError('Code generation from strings disallowed for this context');
+    });
+    // A stand-in that "succeeds" without running the source (a sandbox handing back a stub).
+    const inert = vi.fn(function () {
+      return () => undefined;
+    });
+    try {
+      for (const [index, stub] of [refusing, inert].entries()) {
+        // A fresh instance of this module alone (the probe's answer is kept per instance); its imports stay
+        // loaded, so the other compiler modules' load-time code is not run again inside this test.
+        const path = `../../src/receive/compile/index.js?probe=${index}`;
+        const fresh = (await import(/* @vite-ignore */ path)) as typeof import('../../src/receive/compile/index.js');
+        globalThis.Function = stub as unknown as FunctionConstructor;
+        const valid = fresh.compileValidator(schema);
+        fresh.compileValidator(schema);
+        globalThis.Function = original;
+        expect(stub).toHaveBeenCalledTimes(1);
+        expect(generated(valid)).toBe(false);
+        expect(valid({ a: 'x', b: [1] })).toBe(true);
+        expect(valid({ a: 'x', b: [NaN] })).toBe(false);
+      }
+      // And a fresh instance that probes the real new Function generates code.
+      const realPath = '../../src/receive/compile/index.js?probe=real';
+      const real = (await import(/* @vite-ignore */ realPath)) as typeof import('../../src/receive/compile/index.js');
+      expect(generated(real.compileValidator(schema))).toBe(true);
+    } finally {
+      globalThis.Function = original;
+    }
+  });
+
+  it('hands zod only the parts it does not model, never a wrapper or a nonoptional over modelled ones', () => {
+    const judged = (schema: z.ZodType) => vi.spyOn((schema as unknown as { _zod: { run: () => unknown } })._zod, 'run');
+    const nonoptional = z.string().optional().nonoptional();
+    const nullable = z.string().default('x').nullable();
+    const spies = [judged(nonoptional), judged(nullable)];
+    const schema = z.object({ a: nonoptional, b: nullable });
+    const compiled = both(schema, { unsupported: 'zod' });
+    for (const value of [{ a: 'x', b: null }, { a: 'x', b: 'y' }, { a: 'x' }, { b: 1 }]) agree(schema, compiled, value);
+    // zod's own safeParse in agree() runs them through the object: count only the compiled validators' calls.
+    spies.forEach((spy) => spy.mockClear());
+    for (const value of [{ a: 'x', b: null }, { a: 'x', b: 'y' }, { a: 'x' }, { b: 1 }]) for (const valid of Object.values(compiled)) valid(value);
+    for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+  });
+
+  it("with unsupported: 'zod', a key optional going out but not in must still be present", () => {
+    // (zod's types refuse an optional output after a required input; its runtime takes it.)
+    const schema = z.object({ a: z.string().pipe(z.string().optional() as unknown as z.ZodString) });
+    const compiled = both(schema, { unsupported: 'zod' });
+    expect(agree(schema, compiled, {})).toBe(false);
+    expect(agree(schema, compiled, { a: 'x' })).toBe(true);
+  });
+
   it("with unsupported: 'zod', leaves those sub-schemas to zod and still agrees", () => {
     const field = (schema: z.ZodType, value: fc.Arbitrary<unknown>) => ({
       schema: z.object({ field: schema, plain: z.number().optional() }),
@@ -389,6 +573,17 @@ describe('edge semantics, as zod has them', () => {
       field(z.int().optional(), fc.oneof(fc.integer(), fc.double(), anyValue)),
       field(z.array(z.email()).optional(), fc.oneof(fc.array(fc.constantFrom('a@example.com', 'nope')), anyValue)),
       field(z.string().default('x').nonoptional(), fc.oneof(fc.string(), fc.constant(undefined))),
+      // Wrapped in another wrapper or a union, the default still fills undefined in before nonoptional looks.
+      // (As array elements: an object field's own undefined handling would decide before them.)
+      ...[
+        z.string().default('x').optional(),
+        z.string().default('x').nullable(),
+        z.string().default('x').exactOptional(),
+        z.string().default('x').nonoptional(),
+        z.union([z.number(), z.string().default('x')]),
+      ].map((wrapped) =>
+        field(z.array(wrapped.nonoptional()), fc.array(fc.oneof(fc.string(), fc.double(), fc.constant(null), fc.constant(undefined)), { maxLength: 3 })),
+      ),
       // zod fills undefined in before nonoptional looks, so that nonoptional must be left to zod too.
       field(z.array(z.string().default('x').nonoptional()), fc.array(fc.oneof(fc.string(), fc.constant(undefined)), { maxLength: 3 })),
       // Optional going in, not coming out: absence is an error although the key's schema takes undefined.

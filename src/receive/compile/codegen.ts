@@ -45,7 +45,8 @@ class Generator {
       case 'undefined':
         return `${x} === undefined`;
       case 'literal':
-        return this.#literal(node.values, x);
+        // zod's own test (a Set): NaN, bigints and undefined need no special case, and a chain of === was no faster.
+        return `${this.#constant(new Set(node.values))}.has(${x})`;
       case 'optional':
         return `(${x} === undefined || ${this.test(node.inner, x)})`;
       case 'exactOptional':
@@ -61,14 +62,6 @@ class Generator {
       default:
         return `${this.#functionFor(node)}(${x})`;
     }
-  }
-
-  #literal(values: readonly unknown[], x: string): string {
-    const simple = values.every(
-      (value) => typeof value === 'string' || typeof value === 'boolean' || value === null || Number.isFinite(value),
-    );
-    if (!simple || values.length === 0) return `${this.#constant(new Set(values))}.has(${x})`;
-    return `(${values.map((value) => `${x} === ${JSON.stringify(value)}`).join(' || ')})`;
   }
 
   /** The name of the function checking an object, array or record; equal ones share one function. */
@@ -128,12 +121,7 @@ class Generator {
     const undefinedOk =
       field.undefinedOk === field.absentOk ? String(field.undefinedOk) : `${field.undefinedOk ? '' : '!'}(${key} in v)`;
     const check = this.test(definedPart(field.node), 'x');
-    const fail =
-      undefinedOk === 'true'
-        ? `x !== undefined && !(${check})`
-        : undefinedOk === 'false'
-          ? `x === undefined || !(${check})`
-          : `x === undefined ? !${undefinedOk} : !(${check})`;
-    return `x = v${this.#prop(field.key)}; if (${fail}) return false;`;
+    // A constant `!true`/`!false` is folded away by the JIT.
+    return `x = v${this.#prop(field.key)}; if (x === undefined ? !${undefinedOk} : !(${check})) return false;`;
   }
 }

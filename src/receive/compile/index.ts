@@ -48,6 +48,6 @@ function canEval(): boolean {
 /** A function telling whether zod would accept a value under `schema`, without building zod's output. */
 export function compileValidator(schema: Schema, options: CompileOptions = {}): Validator {
   const node = analyse(schema, options.unsupported ?? 'throw');
-  const mode = options.mode ?? (canEval() ? 'codegen' : 'closures');
-  return mode === 'codegen' ? codegen(node) : closures(node);
+  const generate = options.mode === undefined ? canEval() : options.mode === 'codegen';
+  return generate ? codegen(node) : closures(node);
 }

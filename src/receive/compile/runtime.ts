@@ -8,7 +8,7 @@ export type Validator = (value: unknown) => boolean;
 export function isPlainObject(value: unknown): boolean {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const ctor = (value as { constructor?: unknown }).constructor;
-  if (ctor === undefined || typeof ctor !== 'function') return true;
+  if (typeof ctor !== 'function') return true;
   const prototype: unknown = ctor.prototype;
   if (typeof prototype !== 'object' || prototype === null || Array.isArray(prototype)) return false;
   return Object.prototype.hasOwnProperty.call(prototype, 'isPrototypeOf');

@@ -74,8 +74,8 @@ function mayRewrite(node: Node): boolean {
     case 'optional':
     case 'exactOptional':
     case 'nullable':
-    case 'nonoptional':
       return mayRewrite(node.inner);
+    // A nonoptional node never holds a part that may rewrite: such a nonoptional is left to zod whole.
     case 'union':
       return node.options.some(mayRewrite);
     default:
@@ -84,7 +84,11 @@ function mayRewrite(node: Node): boolean {
 }
 
 /** The check that remains once a field's value is known not to be undefined. */
-export const definedPart = (node: Node): Node => (node.kind === 'optional' ? definedPart(node.inner) : node);
+export function definedPart(node: Node): Node {
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: an optional's own test passes a defined value on to its inner one; unwrapping only skips that test
+  while (node.kind === 'optional') node = node.inner;
+  return node;
+}
 
 /** The tree of a schema. Each sub-schema is read once; a recursive one is refused. */
 export function analyse(root: Schema, unsupported: 'throw' | 'zod'): Node {
@@ -101,7 +105,8 @@ class Analyser {
     const done = this.#seen.get(schema);
     if (done) return done;
     if (this.#building.has(schema)) {
-      throw new UnsupportedSchemaError(`${path || '(root)'}: recursive schemas are not supported`);
+      // A cycle passes through a key, an element or a record value: `path` is never the root's empty one.
+      throw new UnsupportedSchemaError(`${path}: recursive schemas are not supported`);
     }
     this.#building.add(schema);
     let node: Node;
@@ -125,7 +130,7 @@ class Analyser {
       case 'optional':
       case 'nullable':
       case 'nonoptional':
-        return this.#wrapper(def, traits, path);
+        return this.#wrapper(schema, def, traits, path);
       case 'union':
         return { kind: 'union', options: (def.options as Schema[]).map((option) => this.visit(option, path)) };
       case 'array':
@@ -135,18 +140,17 @@ class Analyser {
       case 'object':
         return this.#object(def, path);
       case 'unknown':
-      case 'any':
         return { kind: 'any' };
-      default:
+      default: // 'any' included
         return { kind: def.type as 'string' };
     }
   }
 
-  #wrapper(def: Internals['def'], traits: Set<string>, path: string): Node {
+  #wrapper(schema: Schema, def: Internals['def'], traits: Set<string>, path: string): Node {
     const inner = this.visit(def.innerType as Schema, path);
-    if (def.type === 'nonoptional' && mayRewrite(inner)) {
-      throw new UnsupportedSchemaError(`${path || '(root)'}: nonoptional over a schema zod judges alone`);
-    }
+    // zod's output may differ from the input there (a default filled in), which nonoptional judges: zod decides.
+    // (Only reached with `unsupported: 'zod'`: in 'throw' mode, the inner schema has thrown already.)
+    if (def.type === 'nonoptional' && mayRewrite(inner)) return { kind: 'zod', schema };
     // exactOptional shares the "optional" type but does not take undefined itself.
     const kind = traits.has('$ZodExactOptional') ? 'exactOptional' : (def.type as 'optional' | 'nullable' | 'nonoptional');
     return { kind, inner };
@@ -182,7 +186,8 @@ class Analyser {
       kind: 'object',
       fields,
       // Unknown keys pass untouched unless a catchall judges them; z.unknown()/z.any() accept all.
-      catchall: catchall && catchall.kind !== 'any' ? catchall : undefined,
+      // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: a catchall of 'any' passes every key anyway; dropping it only skips the loop
+      catchall: catchall?.kind === 'any' ? undefined : catchall,
       strict: catchall?.kind === 'never',
       known: new Set(Object.keys(shape)),
     };

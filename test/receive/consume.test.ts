@@ -1,0 +1,352 @@
+/**
+ * The worker loop (src/receive/consume.ts) around the inbox: what it logs when the inbox fails it (a claim,
+ * a lease renewal, the write after the handlers), its option checks and defaults, unknown triggers, and the
+ * error an event whose handlers failed leaves behind. Memory inbox only: the stores have their own contract.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfigurationError, createWorker, memoryInbox, type Inbox, type InboxEntry, type WebhookError, type Worker } from '../../src/index.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const FAST_RETRY = { attempts: 3, minDelayMs: 1, maxDelayMs: 5 };
+
+function entry(key: string, name = 'message_sent'): InboxEntry {
+  const rawBody = fixture(name);
+  const event = JSON.parse(rawBody);
+  return { key, trigger: event.trigger, event, rawBody, receivedAt: Date.now() };
+}
+
+/** A memory inbox with some methods replaced (the stores are classes: their methods do not survive a spread). */
+function inboxWith(overrides: Partial<Inbox>, inner: Inbox = memoryInbox()): Inbox {
+  const methods = ['put', 'claim', 'renew', 'complete', 'fail', 'stats', 'list', 'retry', 'purge', 'close'] as const;
+  const inbox: Record<string, unknown> = { kind: inner.kind, durable: inner.durable };
+  for (const name of methods) inbox[name] = overrides[name] ?? (inner[name] as (...args: unknown[]) => unknown).bind(inner);
+  return inbox as unknown as Inbox;
+}
+
+function recordingLogger() {
+  const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
+  const at = (level: string) => (fields: Record<string, unknown>, message: string) => void lines.push({ level, fields, message });
+  return { lines, logger: { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } };
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
+const open: Worker[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((worker) => worker.close()));
+});
+function worker(options: Parameters<typeof createWorker>[0]): Worker {
+  const created = createWorker(options);
+  open.push(created);
+  return created;
+}
+
+describe('the worker when the inbox fails it', () => {
+  it('logs a failed claim with the store and the reason, pauses a second, then claims again', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    const claims: number[] = [];
+    const inbox = inboxWith(
+      {
+        claim: (options) => {
+          claims.push(Date.now());
+          if (claims.length === 1) return Promise.reject(new Error('connection refused'));
+          return inner.claim(options);
+        },
+      },
+      inner,
+    );
+    const { lines, logger } = recordingLogger();
+    const ran: string[] = [];
+    worker({ inbox, logger, concurrency: 1 })
+      .on('message_sent', (_event, { key }) => void ran.push(key))
+      .start();
+    await until(() => ran.length === 1);
+    expect(lines).toEqual([
+      { level: 'error', fields: { inbox: 'memory', reason: 'Error: connection refused' }, message: 'Could not claim an event from the inbox; trying again.' },
+    ]);
+    expect(claims[1]! - claims[0]!).toBeGreaterThanOrEqual(950);
+    expect(claims[1]! - claims[0]!).toBeLessThan(2000);
+  });
+
+  it('close() ends the pause after a failed claim at once', async () => {
+    const inbox = inboxWith({ claim: () => Promise.reject(new Error('down')) });
+    const created = createWorker({ inbox, logger: {}, concurrency: 1 }).start();
+    await sleep(20);
+    const started = Date.now();
+    await created.close();
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('a claim that fails because close() aborted it is not logged', async () => {
+    const inbox = inboxWith({
+      claim: ({ signal }) =>
+        new Promise((_resolve, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+    });
+    const { lines, logger } = recordingLogger();
+    const created = createWorker({ inbox, logger, concurrency: 2 }).start();
+    await sleep(20);
+    await created.close();
+    expect(lines).toEqual([]);
+  });
+
+  it('claims with the lease and a one-second wait, and renews the lease about three times per lease', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    const claims: Array<{ leaseMs: number; waitMs: number }> = [];
+    const renewals: number[] = [];
+    const inbox = inboxWith(
+      {
+        claim: (options) => (claims.push({ leaseMs: options.leaseMs, waitMs: options.waitMs }), inner.claim(options)),
+        renew: (claim, leaseMs) => (renewals.push(leaseMs), inner.renew(claim, leaseMs)),
+      },
+      inner,
+    );
+    let done = false;
+    worker({ inbox, logger: {}, leaseMs: 60, concurrency: 1 })
+      .on('message_sent', async () => {
+        await sleep(200);
+        done = true;
+      })
+      .start();
+    await until(() => done);
+    expect(claims[0]).toEqual({ leaseMs: 60, waitMs: 1000 });
+    // Every 20 ms (a third of the lease) for 200 ms: about ten, each for a whole lease.
+    expect(renewals.length).toBeGreaterThanOrEqual(5);
+    expect(renewals.length).toBeLessThanOrEqual(12);
+    expect(new Set(renewals)).toEqual(new Set([60]));
+  });
+
+  it('renews no more often than every 5 ms however short the lease', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    let renewals = 0;
+    const inbox = inboxWith({ renew: (claim, leaseMs) => (renewals++, inner.renew(claim, leaseMs)) }, inner);
+    let done = false;
+    worker({ inbox, logger: {}, leaseMs: 10, concurrency: 1 })
+      .on('message_sent', async () => {
+        await sleep(100);
+        done = true;
+      })
+      .start();
+    await until(() => done);
+    // A third of 10 ms would be 3 ms (about 33 renewals); 5 ms gives about 20.
+    expect(renewals).toBeGreaterThanOrEqual(5);
+    expect(renewals).toBeLessThanOrEqual(24);
+  });
+
+  it('warns once a renewal finds the lease lost, with the key; a renewal that fails is ignored', async () => {
+    for (const [lost, renew] of [
+      [true, () => Promise.resolve(false)],
+      [false, () => Promise.reject(new Error('timeout'))],
+    ] as const) {
+      const inner = memoryInbox();
+      await inner.put(entry('k1'));
+      const { lines, logger } = recordingLogger();
+      let done = false;
+      worker({ inbox: inboxWith({ renew }, inner), logger, leaseMs: 30, concurrency: 1 })
+        .on('message_sent', async () => {
+          await sleep(60);
+          done = true;
+        })
+        .start();
+      await until(() => done);
+      if (lost) {
+        expect(lines.length).toBeGreaterThan(0);
+        for (const line of lines) {
+          expect(line).toEqual({ level: 'warn', fields: { key: 'k1' }, message: 'Lost the lease of a running event: another worker may run it too.' });
+        }
+      } else {
+        expect(lines).toEqual([]);
+      }
+    }
+  });
+
+  it('logs a write after the handlers that failed (complete or fail), and the event runs again later', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('ok'));
+    await inner.put(entry('bad', 'message_read_receipt'));
+    const { lines, logger } = recordingLogger();
+    const inbox = inboxWith(
+      { complete: () => Promise.reject(new Error('disk full')), fail: () => Promise.reject(new Error('disk full')) },
+      inner,
+    );
+    const ran: string[] = [];
+    worker({ inbox, logger, concurrency: 1, retry: FAST_RETRY })
+      .on('message_sent', () => void ran.push('ok'))
+      .on('message_read_receipt', () => {
+        ran.push('bad');
+        throw new Error('handler broke');
+      })
+      .onError(() => undefined)
+      .start();
+    await until(() => ran.length >= 2);
+    await sleep(10);
+    const messages = lines.map((line) => [line.level, line.fields, line.message]);
+    expect(messages).toContainEqual(['error', { reason: 'Error: disk full' }, 'Could not complete an event in the inbox; it will run again.']);
+    expect(messages).toContainEqual(['error', { reason: 'Error: disk full' }, 'Could not fail an event in the inbox; it will run again.']);
+    expect(await inner.stats()).toMatchObject({ done: 0, dead: 0, running: 2 });
+  });
+});
+
+describe('the worker: what a failed event leaves', () => {
+  it('the error of every failing handler, one per line, and one report each with its context', async () => {
+    const inbox = memoryInbox();
+    await inbox.put(entry('k1'));
+    const errors: WebhookError[] = [];
+    const created = worker({ inbox, logger: {}, retry: { attempts: 1 } });
+    created
+      .on('message_sent', () => {
+        throw new Error('first broke');
+      })
+      .on('message_sent', () => Promise.reject(new Error('second broke')))
+      .onError((error) => void errors.push(error))
+      .start();
+    await until(async () => (await inbox.stats()).dead === 1);
+    const [dead] = await inbox.list({ state: 'dead' });
+    expect(dead?.lastError?.split('\n')).toHaveLength(2);
+    expect(dead?.lastError).toMatch(/first broke[^\n]*\n[^\n]*second broke/);
+    await until(() => errors.length === 2);
+    expect(errors.map((error) => [error.code, error.key, error.attempt, error.willRetry, error.rawBody === fixture('message_sent')])).toEqual([
+      ['handler_failed', 'k1', 1, false, true],
+      ['handler_failed', 'k1', 1, false, true],
+    ]);
+    expect(errors.map((error) => (error.cause as Error).message)).toEqual(['first broke', 'second broke']);
+    expect((errors[0]?.event as { trigger?: string } | undefined)?.trigger).toBe('message_sent');
+  });
+
+  it('an event cut off on its last attempt: dead with a message naming its trigger, reported with its context', async () => {
+    const inbox = memoryInbox();
+    await inbox.put(entry('k1'));
+    await inbox.claim({ leaseMs: 20, waitMs: 0 }); // a worker that died holding it
+    const errors: WebhookError[] = [];
+    worker({ inbox, logger: {}, leaseMs: 20, retry: { attempts: 1 } })
+      .on('message_sent', () => undefined)
+      .onError((error) => void errors.push(error))
+      .start();
+    await until(async () => (await inbox.stats()).dead === 1);
+    const message = 'The handlers of a "message_sent" event were cut off on its last attempt (the process running them stopped); it is dead.';
+    expect((await inbox.list({ state: 'dead' }))[0]?.lastError).toBe(message);
+    await until(() => errors.length === 1);
+    expect(errors[0]).toMatchObject({ code: 'handler_interrupted', message, key: 'k1', attempt: 1, willRetry: false, rawBody: fixture('message_sent') });
+    expect((errors[0]?.event as { trigger?: string } | undefined)?.trigger).toBe('message_sent');
+  });
+
+  it('an unknown trigger reaches onUnknown, not the handlers of a known one', async () => {
+    const inbox = memoryInbox();
+    const raw = fixture('message_sent').replace('"message_sent"', '"message_translated"');
+    const event = JSON.parse(raw);
+    await inbox.put({ key: 'u1', trigger: event.trigger, event, rawBody: raw, receivedAt: Date.now() });
+    const seen: string[] = [];
+    worker({ inbox, logger: {} })
+      .on('message_sent', () => void seen.push('known'))
+      .onUnknown((unknown) => void seen.push(`unknown:${unknown.trigger}`))
+      .start();
+    await until(async () => (await inbox.stats()).done === 1);
+    expect(seen).toEqual(['unknown:message_translated']);
+  });
+});
+
+describe('the worker: options and lifecycle', () => {
+  const configurationError = (make: () => unknown) => {
+    try {
+      make();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigurationError);
+      return { option: (error as ConfigurationError).option, message: (error as Error).message };
+    }
+    throw new Error('accepted');
+  };
+
+  it('refuses each bad option with its name and what it must be', () => {
+    const inbox = memoryInbox();
+    const inboxNeeded = { option: 'inbox', message: 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).' };
+    expect(configurationError(() => createWorker({} as never))).toEqual(inboxNeeded);
+    expect(configurationError(() => createWorker({ inbox: { ...inbox, claim: undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
+    expect(configurationError(() => createWorker({ inbox: { claim: () => undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
+    for (const concurrency of [0, 1.5, Number.NaN, 2 ** 53]) {
+      expect(configurationError(() => createWorker({ inbox, concurrency }))).toEqual({
+        option: 'concurrency',
+        message: '`concurrency` must be a whole number, at least 1.',
+      });
+    }
+    for (const leaseMs of [9, Number.NaN]) {
+      expect(configurationError(() => createWorker({ inbox, leaseMs }))).toEqual({ option: 'leaseMs', message: '`leaseMs` must be at least 10 milliseconds.' });
+    }
+    for (const handlerTimeoutMs of [-1, Number.NaN]) {
+      expect(configurationError(() => createWorker({ inbox, handlerTimeoutMs }))).toEqual({
+        option: 'handlerTimeoutMs',
+        message: '`handlerTimeoutMs` must be 0 (no limit) or a positive number.',
+      });
+    }
+    expect(() => createWorker({ inbox, concurrency: 1, leaseMs: 10, handlerTimeoutMs: 0 })).not.toThrow();
+  });
+
+  it('runs eight events at once by default, and the number asked for otherwise; start() twice adds no loops', async () => {
+    for (const [concurrency, expected] of [[undefined, 8], [3, 3]] as const) {
+      const inbox = memoryInbox();
+      for (let i = 0; i < 12; i++) await inbox.put(entry(`k${i}`));
+      let running = 0;
+      let most = 0;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const created = worker({ inbox, logger: {}, ...(concurrency === undefined ? {} : { concurrency }) });
+      created.on('message_sent', async () => {
+        most = Math.max(most, ++running);
+        await gate;
+        running--;
+      });
+      created.start().start();
+      await until(() => running === expected);
+      await sleep(30);
+      expect(most).toBe(expected);
+      release();
+      await until(async () => (await inbox.stats()).done === 12);
+    }
+  });
+
+  it('waits 30 s for a handler by default before counting it failed', async () => {
+    const inbox = memoryInbox();
+    await inbox.put(entry('k1'));
+    const delays: number[] = [];
+    const realSetTimeout = globalThis.setTimeout;
+    const spy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((handler: () => void, ms?: number, ...rest: unknown[]) => {
+      delays.push(ms ?? 0);
+      return realSetTimeout(handler, ms, ...rest);
+    }) as typeof setTimeout);
+    try {
+      let done = false;
+      worker({ inbox, logger: {} })
+        .on('message_sent', async () => {
+          await new Promise((resolve) => realSetTimeout(resolve, 10));
+          done = true;
+        })
+        .start();
+      await until(() => done);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(delays).toContain(30_000);
+  });
+
+  it('close() before start() resolves, and a closed worker can start again', async () => {
+    const inbox = memoryInbox();
+    const ran: string[] = [];
+    const created = worker({ inbox, logger: {} }).on('message_sent', (_event, { key }) => void ran.push(key));
+    await created.close();
+    created.start();
+    await created.close();
+    await inbox.put(entry('k1'));
+    created.start();
+    await until(() => ran.length === 1);
+    expect(ran).toEqual(['k1']);
+  });
+});
