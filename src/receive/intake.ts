@@ -96,9 +96,10 @@ export class Intake {
       // body, and a resend with other bytes is still recognised), else the exact body. Without either (no fields,
       // no stable text) there is nothing to recognise a repeat by: such a delivery is never taken for one.
       const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
-      const identity = settings.fieldKeyOf(event) ?? content;
+      const fieldKey = settings.fieldKeyOf(event);
+      const identity = fieldKey ?? content;
       if (identity !== undefined && !settings.dedupe.add(identity)) {
-        return answers.duplicate(event, () => settings.keyOf(event, content), Date.now());
+        return answers.duplicate(event, () => fieldKey ?? settings.keyOf(event, content), Date.now());
       }
     }
     return answers.accept(delivery, event, options.handlerTimeoutMs);

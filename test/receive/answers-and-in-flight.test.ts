@@ -213,7 +213,7 @@ describe('more answers', () => {
     expect((await bare.handle({ method: 'POST', headers: broken, body })).status).toBe(500);
   });
 
-  it('a repeat nobody listens for costs no key: the key function runs only when a key is read', async () => {
+  it('a key override runs once per delivery (it names repeats), not again when the key of a repeat is read', async () => {
     const keyOf = vi.fn(() => 'the-key');
     const { webhooks } = receiver({ idempotencyKeys: { message_sent: keyOf } });
     webhooks.on('message_sent', () => undefined);
@@ -221,11 +221,13 @@ describe('more answers', () => {
     const repeat = await webhooks.handle(request(body));
     await repeat.done;
     expect(repeat).toMatchObject({ status: 200, body: 'OK' });
-    expect(keyOf).not.toHaveBeenCalled();
-    // With an onDuplicate handler the repeat's key is read, once.
-    webhooks.onDuplicate(() => undefined);
+    expect(keyOf).toHaveBeenCalledTimes(2);
+    // With an onDuplicate handler the repeat's key is read: the key already made is given.
+    const keys: string[] = [];
+    webhooks.onDuplicate((_event, context) => void keys.push(context.key));
     await (await webhooks.handle(request(body))).done;
-    expect(keyOf).toHaveBeenCalledTimes(1);
+    expect(keyOf).toHaveBeenCalledTimes(3);
+    expect(keys).toEqual(['wh_chat_events:message_sent:the-key']);
   });
 
   it('an answer that fails once the inbox has spoken is still given, as a 500', async () => {
