@@ -136,6 +136,20 @@ describe('DedupeWindow against a plain reference', () => {
     expect(window.add('{"text":"naive"}', 0)).toBe(true);
   });
 
+  it('tells apart long texts that differ only in their last character, whatever their length', () => {
+    // Text up to 16 384 characters is encoded into a reused buffer of three bytes a character, longer text on
+    // its own: a text cut to the buffer would be taken for any other with the same beginning.
+    for (const length of [5_000, 16_383, 16_384, 16_385, 60_000]) {
+      for (const filler of ['a', '\u20ac']) {
+        const window = new DedupeWindow();
+        const text = filler.repeat(length - 1);
+        expect(window.add(`${text}x`, 0), `${length} ${filler}`).toBe(true);
+        expect(window.add(`${text}y`, 0), `${length} ${filler}`).toBe(true);
+        expect(window.add(Buffer.from(`${text}x`), 0), `${length} ${filler} as bytes`).toBe(false);
+      }
+    }
+  });
+
   it('keeps telling 100 000 distinct digests apart at its default capacity', () => {
     const window = new DedupeWindow();
     let refused = 0;
