@@ -48,12 +48,15 @@ export const consoleLogger: WebhookLogger = {
 export function debugRequested(): boolean {
   let value: string | undefined;
   try {
-    value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.DEBUG;
+    value = (globalThis as { process: { env: Record<string, string | undefined> } }).process.env.DEBUG;
   } catch {
-    return false;
+    // No process (a worker), no env, or a refusal: no.
   }
-  const patterns = value?.split(/[\s,]+/) ?? [];
-  return patterns.some((pattern) => pattern === '*' || pattern === 'chat-webhooks' || pattern === 'chat-webhooks*' || pattern === 'chat-webhooks:*');
+  if (value === undefined) return false;
+  // Empty strings between separators match no pattern.
+  return value
+    .split(/[\s,]/)
+    .some((pattern) => pattern === '*' || pattern === 'chat-webhooks' || pattern === 'chat-webhooks*' || pattern === 'chat-webhooks:*');
 }
 
 /**
@@ -62,7 +65,8 @@ export function debugRequested(): boolean {
  * everything, as its own level decides.
  */
 export function leveled(logger: WebhookLogger | undefined, level: LogLevel | undefined): WebhookLogger {
-  const wanted = level ?? (debugRequested() ? 'debug' : logger ? undefined : 'warn');
+  // Without a level, a given logger and a DEBUG-requested console pass everything (as 'debug' would).
+  const wanted = level ?? (logger || debugRequested() ? undefined : 'warn');
   const target = logger ?? consoleLogger;
   if (wanted === undefined) return target;
   const lowest = wanted === 'silent' ? METHODS.length : METHODS.indexOf(wanted);
