@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, createWorker, memoryInbox, type Inbox, type InboxEntry, type WebhookError, type Worker } from '../../src/index.js';
+import { ConfigurationError, createWebhooks, createWorker, memoryInbox, type Inbox, type InboxEntry, type WebhookError, type Worker } from '../../src/index.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,6 +75,27 @@ describe('the worker when the inbox fails it', () => {
     ]);
     expect(claims[1]! - claims[0]!).toBeGreaterThanOrEqual(950);
     expect(claims[1]! - claims[0]!).toBeLessThan(2000);
+  });
+
+  it('logs to the console without a logger, and through the receiver’s logger in a receiver', async () => {
+    const failing = () => inboxWith({ claim: () => Promise.reject(new Error('down')) });
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const alone = createWorker({ inbox: failing(), concurrency: 1 }).start();
+      await until(() => consoleError.mock.calls.length > 0);
+      await alone.close();
+      expect(String(consoleError.mock.calls[0]?.[0])).toContain('Could not claim an event from the inbox; trying again.');
+    } finally {
+      consoleError.mockRestore();
+    }
+    const { lines, logger } = recordingLogger();
+    const webhooks = createWebhooks({ auth: { username: 'u', password: 'p' }, inbox: failing(), logger, worker: { concurrency: 1 } });
+    try {
+      await until(() => lines.length > 0);
+      expect(lines[0]).toMatchObject({ level: 'error', message: 'Could not claim an event from the inbox; trying again.' });
+    } finally {
+      await webhooks.close();
+    }
   });
 
   it('close() ends the pause after a failed claim at once', async () => {
