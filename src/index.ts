@@ -1,4 +1,5 @@
 export {
+  BodyArrival,
   ConfigurationError,
   createBasicAuthVerifier,
   createWebhooks,

@@ -47,11 +47,11 @@ export function keyPrefix(event: ParsedWebhook): string {
 export function documentedKey(event: ParsedWebhook): string | undefined {
   if (!Object.hasOwn(idempotencyFields, event.trigger)) return undefined;
   const paths = idempotencyFields[event.trigger] as readonly (readonly string[])[];
-  const values: string[] = [];
-  for (const path of paths) {
-    const value = valueAt(event.data, path);
+  let key = keyPrefix(event);
+  for (let i = 0; i < paths.length; i++) {
+    const value = valueAt(event.data, paths[i] as readonly string[]);
     if (value === undefined) return undefined;
-    values.push(value);
+    key += i === 0 ? value : `:${value}`;
   }
-  return keyPrefix(event) + values.join(':');
+  return key;
 }

@@ -47,6 +47,7 @@ import {
   type ListOptions,
   type PutResult,
 } from './port.js';
+import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
 
 export interface RedisInboxOptions {
   /** A Redis URL (`redis://host:6379/0`). */
@@ -67,11 +68,7 @@ const PENDING_MARK_MS = 5000;
 const PENDING_WAIT_MS = 1500;
 const RECENT_DONE = 1000;
 
-/**
- * The event is not stored beside its raw body: it is that body parsed (the receiver hands handlers the parsed
- * body itself), and sending both would double what every put writes to Redis and every claim reads back.
- * `event` is still read from jobs that an earlier version stored with it.
- */
+/** The event is not stored beside its raw body (src/inbox/stored-event.ts). */
 interface JobData {
   key: string;
   trigger: string;
@@ -80,19 +77,9 @@ interface JobData {
   event?: unknown;
 }
 
-/**
- * Whether text can be an envelope's JSON: it starts with `{` (after a byte order mark or blanks). A body
- * parser's value that could not be serialized has only a placeholder text, which would not parse back.
- */
-function isJsonObjectText(text: string): boolean {
-  return /^\ufeff?\s*\{/.test(text);
-}
-
-/** The stored event: the raw body parsed as the receiver parsed it (a leading byte order mark skipped). */
+/** The stored event; `event` is read from jobs that an earlier version stored with it. */
 function eventOf(data: JobData): InboxClaim['event'] {
-  if (data.event !== undefined) return data.event as InboxClaim['event'];
-  const { rawBody } = data;
-  return JSON.parse(rawBody.charCodeAt(0) === 0xfeff ? rawBody.slice(1) : rawBody) as InboxClaim['event'];
+  return data.event !== undefined ? (data.event as InboxClaim['event']) : eventOfBody(data.rawBody);
 }
 
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
@@ -155,9 +142,7 @@ class RedisInbox implements Inbox {
 
   put(entry: InboxEntry): Promise<PutResult> {
     if (this.#closed) return Promise.reject(new Error('The Redis inbox is closed.'));
-    if (!isJsonObjectText(entry.rawBody)) {
-      return Promise.reject(new TypeError('The Redis inbox stores an event as its raw body, and this one has no JSON text.'));
-    }
+    if (!isStorableBody(entry.rawBody)) return Promise.reject(unstorableBody('Redis'));
     return new Promise<PutResult>((resolve, reject) => this.#enqueue({ entry, resolve, reject }));
   }
 

@@ -2,9 +2,13 @@
  * `sqliteInbox({ path })`: the durable inbox for one machine, in one SQLite file (better-sqlite3, an optional
  * peer dependency: `npm install better-sqlite3`).
  *
- * - Durable before the 200: WAL with `synchronous=FULL`, so a committed transaction survives a crash or a
- *   power cut. Every write of one event-loop turn (puts, and the worker's claims and completions) shares
- *   one transaction (group commit): one fsync for all of them, and nobody is answered before it committed.
+ * - Durable before the 200: WAL with `synchronous=FULL`, so a committed put survives a crash or a power cut.
+ *   Every write of one event-loop turn (puts, and the worker's claims and completions) shares one
+ *   transaction (group commit): one fsync for all of them, and nobody is answered before it committed.
+ *   A turn with only the worker's writes (claims, renewals, completions, failures, expiry) commits with
+ *   `synchronous=NORMAL`, without an fsync of its own: a process crash loses none of it, and what a power cut
+ *   could take back is a claim or a completion, whose event is then handed out again (delivery to handlers
+ *   is at-least-once anyway). The next put's fsync makes those writes durable too: the WAL is one log.
  * - A key stays known for `windowMs` (24 h by default) from when it was stored; expired done rows are
  *   deleted in the background in small batches, so no delete ever holds the file for long.
  * - The driver is synchronous: a write waiting for another process's lock blocks the event loop. The busy
@@ -32,6 +36,7 @@ import {
   type ListOptions,
   type PutResult,
 } from './port.js';
+import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
 import { WriteBatch } from './write-batch.js';
 
 export interface SqliteInboxOptions {
@@ -69,7 +74,7 @@ CREATE TABLE IF NOT EXISTS inbox (
   attempts INTEGER NOT NULL DEFAULT 0,
   token TEXT,
   last_error TEXT,
-  event TEXT,
+  event TEXT, -- written by earlier versions only: the event is raw_body parsed
   raw_body TEXT
 );
 CREATE INDEX IF NOT EXISTS inbox_state_due ON inbox (state, due);
@@ -100,10 +105,10 @@ function statements(db: Database.Database) {
   return {
     put: db.prepare(
       `INSERT INTO inbox (key, trigger, state, due, received_at, attempts, event, raw_body)
-       VALUES (@key, @trigger, ${PENDING}, @receivedAt, @receivedAt, 0, @event, @rawBody)
+       VALUES (@key, @trigger, ${PENDING}, @receivedAt, @receivedAt, 0, NULL, @rawBody)
        ON CONFLICT (key) DO UPDATE SET trigger = excluded.trigger, state = ${PENDING}, due = excluded.due,
          received_at = excluded.received_at, attempts = 0, token = NULL, last_error = NULL,
-         event = excluded.event, raw_body = excluded.raw_body
+         event = NULL, raw_body = excluded.raw_body
        WHERE inbox.state = ${DONE} AND inbox.due <= @now`,
     ),
     anyDue: db.prepare(`SELECT 1 FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= ? LIMIT 1`).pluck(),
@@ -138,6 +143,11 @@ function statements(db: Database.Database) {
   };
 }
 
+/** The stored event (src/inbox/stored-event.ts); rows an earlier version wrote also hold it parsed. */
+function eventOfRow(row: Row): InboxClaim['event'] {
+  return row.event !== null ? (JSON.parse(row.event) as InboxClaim['event']) : eventOfBody(row.raw_body as string);
+}
+
 function listing(row: Row): InboxListing {
   return {
     key: row.key,
@@ -146,8 +156,7 @@ function listing(row: Row): InboxListing {
     receivedAt: row.received_at,
     attempts: row.attempts,
     ...(row.last_error === null ? {} : { lastError: row.last_error }),
-    ...(row.event === null ? {} : { event: JSON.parse(row.event) }),
-    ...(row.raw_body === null ? {} : { rawBody: row.raw_body }),
+    ...(row.raw_body === null ? {} : { event: eventOfRow(row), rawBody: row.raw_body }),
   };
 }
 
@@ -176,25 +185,30 @@ class SqliteInbox implements Inbox {
   readonly #waiters = new Set<() => void>();
   readonly #expiry: ReturnType<typeof setInterval>;
   #closed = false;
+  /** Whether commits are fsynced now (`synchronous=FULL`, as the database is opened). */
+  #syncing = true;
 
   constructor(options: SqliteInboxOptions) {
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 100;
     this.#db = openDatabase(options.path);
     this.#sql = statements(this.#db);
-    this.#batch = new WriteBatch((body) => this.#db.transaction(body).immediate());
+    this.#batch = new WriteBatch((body, mustSync) => {
+      this.#syncCommits(mustSync);
+      this.#db.transaction(body).immediate();
+    });
     this.#expiry = setInterval(() => this.#expire(), EXPIRY_EVERY_MS);
     this.#expiry.unref();
   }
 
   put(entry: InboxEntry): Promise<PutResult> {
-    const event = JSON.stringify(entry.event);
     const { key, trigger, receivedAt, rawBody } = entry;
+    if (!isStorableBody(rawBody)) return Promise.reject(unstorableBody('SQLite'));
     return this.#write(() => {
-      const changes = this.#sql.put.run({ key, trigger, receivedAt, event, rawBody, now: Date.now() }).changes;
+      const changes = this.#sql.put.run({ key, trigger, receivedAt, rawBody, now: Date.now() }).changes;
       return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
     }).then((result) => {
-      if (result === 'stored') this.#wake();
+      if (result === 'stored') this.#wakeOne();
       return result;
     });
   }
@@ -222,19 +236,19 @@ class SqliteInbox implements Inbox {
   }
 
   renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
-    return this.#write(() => this.#sql.renew.run({ key: claim.key, token: claim.token, leaseEnd: Date.now() + leaseMs }).changes > 0);
+    return this.#workerWrite(() => this.#sql.renew.run({ key: claim.key, token: claim.token, leaseEnd: Date.now() + leaseMs }).changes > 0);
   }
 
   async complete(claim: InboxClaim): Promise<void> {
-    await this.#write(() => this.#sql.complete.run({ key: claim.key, token: claim.token, windowMs: this.#windowMs }));
+    await this.#workerWrite(() => this.#sql.complete.run({ key: claim.key, token: claim.token, windowMs: this.#windowMs }));
   }
 
   async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
     const params = { key: claim.key, token: claim.token, error: outcome.error };
     if ('dead' in outcome) {
-      await this.#write(() => this.#sql.bury.run({ ...params, due: Date.now() }));
+      await this.#workerWrite(() => this.#sql.bury.run({ ...params, due: Date.now() }));
     } else {
-      await this.#write(() => this.#sql.retryLater.run({ ...params, due: outcome.retryAt }));
+      await this.#workerWrite(() => this.#sql.retryLater.run({ ...params, due: outcome.retryAt }));
       this.#wake();
     }
   }
@@ -275,31 +289,47 @@ class SqliteInbox implements Inbox {
     this.#db.close();
   }
 
-  #write<T>(run: () => T): Promise<T> {
+  #write<T>(run: () => T, mustSync = true): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('The SQLite inbox is closed.'));
-    return this.#batch.add(run);
+    return this.#batch.add(run, mustSync);
+  }
+
+  /** The worker's writes: a power cut may take them back without losing an event (see the top of this file). */
+  #workerWrite<T>(run: () => T): Promise<T> {
+    return this.#write(run, false);
+  }
+
+  #syncCommits(sync: boolean): void {
+    if (this.#syncing === sync) return;
+    this.#db.pragma(`synchronous = ${sync ? 'FULL' : 'NORMAL'}`);
+    this.#syncing = sync;
   }
 
   #wake(): void {
     for (const waiter of this.#waiters) waiter();
   }
 
+  /** One new entry needs one claimer: waking them all would have each find nothing and wait again. */
+  #wakeOne(): void {
+    for (const waiter of this.#waiters) return waiter();
+  }
+
   /** Deletes one small batch of forgotten done rows, if there are any (a cheap read decides). */
   #expire(): void {
     if (this.#closed || !this.#sql.anyExpired.get(Date.now())) return;
-    this.#write(() => this.#sql.expire.run(Date.now())).catch(() => undefined);
+    this.#workerWrite(() => this.#sql.expire.run(Date.now())).catch(() => undefined);
   }
 
   #takeOne(leaseMs: number): Promise<InboxClaim | undefined> {
     const token = newToken();
-    return this.#write(() => {
+    return this.#workerWrite(() => {
       const now = Date.now();
       const row = this.#sql.claim.get({ now, leaseEnd: now + leaseMs, token }) as Row | undefined;
       if (!row) return undefined;
       return {
         key: row.key,
         trigger: row.trigger,
-        event: JSON.parse(row.event as string),
+        event: eventOfRow(row),
         rawBody: row.raw_body as string,
         receivedAt: row.received_at,
         attempt: row.attempts,

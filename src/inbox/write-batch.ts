@@ -1,10 +1,14 @@
 /**
  * Group commit: every write asked for during one turn of the event loop runs in one transaction, committed
  * once (one fsync for all), and each caller's promise settles only after that commit. A store gives it the
- * function that runs a transaction; the batch never answers anyone before that function returned.
+ * function that runs a transaction; the batch never answers anyone before that function returned. A write
+ * says whether it must reach the disk before its caller hears back (a put, answered 200 by the receiver) or
+ * may be lost to a power cut without losing an event (a claim or a completion: the event is handed out
+ * again); the transaction is told whether any write of the batch must.
  */
 interface Pending<T> {
   run: () => T;
+  mustSync: boolean;
   resolve: (value: T) => void;
   reject: (reason: unknown) => void;
   result?: { value: T } | { error: unknown };
@@ -13,17 +17,20 @@ interface Pending<T> {
 export class WriteBatch {
   #queue: Pending<unknown>[] = [];
   #scheduled = false;
-  readonly #transaction: (body: () => void) => void;
+  readonly #transaction: (body: () => void, mustSync: boolean) => void;
 
-  /** `transaction(body)` runs `body` in one transaction and returns once it committed (or throws). */
-  constructor(transaction: (body: () => void) => void) {
+  /**
+   * `transaction(body, mustSync)` runs `body` in one transaction and returns once it committed (or throws),
+   * synced to the disk when `mustSync`.
+   */
+  constructor(transaction: (body: () => void, mustSync: boolean) => void) {
     this.#transaction = transaction;
   }
 
   /** Queues a write for this turn's transaction; resolves with its result once the transaction committed. */
-  add<T>(run: () => T): Promise<T> {
+  add<T>(run: () => T, mustSync = true): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ run, resolve, reject } as Pending<unknown>);
+      this.#queue.push({ run, mustSync, resolve, reject } as Pending<unknown>);
       if (!this.#scheduled) {
         this.#scheduled = true;
         // setImmediate runs after the poll phase: the requests that arrived in this turn have all queued.
@@ -38,6 +45,8 @@ export class WriteBatch {
     const batch = this.#queue;
     if (batch.length === 0) return;
     this.#queue = [];
+    let mustSync = false;
+    for (const write of batch) mustSync ||= write.mustSync;
     try {
       this.#transaction(() => {
         for (const write of batch) {
@@ -48,7 +57,7 @@ export class WriteBatch {
             write.result = { error };
           }
         }
-      });
+      }, mustSync);
     } catch (error) {
       for (const write of batch) write.reject(error);
       return;

@@ -4,7 +4,17 @@
  * the hot path): requests are linked in arrival order, which is also deadline order as they share one limit,
  * and each tick expires them from the front. A deadline is kept to within a tenth of the limit.
  */
+import { BodyArrival } from './http.js';
 import type { WebhookBody } from './parse.js';
+
+/** A body still being read. */
+export type Reading = Promise<WebhookBody> | BodyArrival;
+
+/** Calls back once the body is read, whichever way the adapter tells it. */
+export function whenRead(reading: Reading, arrived: (body: WebhookBody) => void, failed: (cause: unknown) => void): void {
+  if (reading instanceof BodyArrival) reading.onArrival(arrived, failed);
+  else reading.then(arrived, failed);
+}
 
 export const TIMED_OUT = Symbol('timed out');
 export type Arrival = WebhookBody | typeof TIMED_OUT;
@@ -31,10 +41,11 @@ export class BodyDeadlines {
    * dropped unread); a failed read goes to `failed` unless the deadline passed first. Callbacks rather than
    * a promise: this is on every request's path, and each promise in it costs.
    */
-  watch(reading: Promise<WebhookBody>, arrived: (arrival: Arrival) => void, failed: (cause: unknown) => void): void {
+  watch(reading: Reading, arrived: (arrival: Arrival) => void, failed: (cause: unknown) => void): void {
     const waiting: Waiting = { deadline: Date.now() + this.timeoutMs, arrived, previous: this.#last, next: undefined };
     this.#add(waiting);
-    reading.then(
+    whenRead(
+      reading,
       (body) => {
         if (this.#remove(waiting)) arrived(body);
       },

@@ -34,31 +34,35 @@ const definitionOf = (schema: Schema) => (schema as unknown as { _zod: { def: De
 const takesAbsence = (schema: Schema) => (schema as unknown as { _zod: { optin?: string } })._zod.optin !== undefined;
 
 const validators = new WeakMap<Schema, Validator>();
-function accepts(schema: Schema, value: unknown): boolean {
-  let valid = validators.get(schema);
-  if (!valid) {
-    valid = compileValidator(schema, { unsupported: 'zod' });
-    validators.set(schema, valid);
-  }
-  return valid(value);
+function compiled(schema: Schema): Validator {
+  const valid = compileValidator(schema, { unsupported: 'zod' });
+  validators.set(schema, valid);
+  return valid;
 }
+const accepts = (schema: Schema, value: unknown): boolean => (validators.get(schema) ?? compiled(schema))(value);
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The first child of `value` that its schema rejects: its key, schema and value. */
+/**
+ * The first child of `value` that its schema rejects: its key, schema and value. (zod always gives an array
+ * its `element`, a record its `valueType` and an object its `shape`.)
+ */
 function firstRejectedChild(definition: Definition, value: unknown): [Key, Schema, unknown] | undefined {
-  const { type, shape, catchall, element, valueType } = definition;
-  if (type === 'array' && element && Array.isArray(value)) {
+  const { type, catchall } = definition;
+  if (type === 'array' && Array.isArray(value)) {
+    const element = definition.element as Schema;
     const index = value.findIndex((item) => !accepts(element, item));
     return index === -1 ? undefined : [index, element, value[index]];
   }
   if (!isPlainObject(value)) return undefined;
-  if (type === 'record' && valueType) {
+  if (type === 'record') {
+    const valueType = definition.valueType as Schema;
     const key = Object.keys(value).find((name) => !accepts(valueType, value[name]));
     return key === undefined ? undefined : [key, valueType, value[key]];
   }
-  if (type !== 'object' || !shape) return undefined;
+  if (type !== 'object') return undefined;
+  const shape = definition.shape as Record<string, Schema>;
   for (const key of Object.keys(shape)) {
     const field = shape[key] as Schema;
     const absent = !Object.hasOwn(value, key);
@@ -74,10 +78,10 @@ function locate(schema: Schema, value: unknown): { schema: Schema; value: unknow
   const path: Key[] = [];
   for (;;) {
     const definition = definitionOf(schema);
-    const { type, innerType } = definition;
+    const { type } = definition;
     // Wrappers rejected a value their inner schema rejects (undefined and null they would have taken).
-    if ((type === 'optional' || type === 'nullable' || type === 'nonoptional') && innerType) {
-      schema = innerType;
+    if (type === 'optional' || type === 'nullable' || type === 'nonoptional') {
+      schema = definition.innerType as Schema;
       continue;
     }
     const child = firstRejectedChild(definition, value);
@@ -124,11 +128,8 @@ function sample(value: unknown, budget: Budget): unknown {
  * authority, accepts it after all.
  */
 export function explainRejection(schema: z.ZodType, value: unknown): Issue[] | undefined {
-  if (!exceeds(value, { left: SMALL_VALUES })) {
-    // Small enough that zod's full explanation is cheap: it names every problem, not just the first.
-    const result = schema.safeParse(value);
-    return result.success ? undefined : result.error.issues.slice(0, MAX_REPORTED_ISSUES);
-  }
+  // Small enough that zod's full explanation is cheap: it names every problem, not just the first.
+  if (!exceeds(value, { left: SMALL_VALUES })) return explainWhole(schema, value);
   const part = locate(schema, value);
   const budget: Budget = { left: SAMPLE_BUDGET, cut: false };
   const result = (part.schema as z.ZodType).safeParse(sample(part.value, budget));
@@ -142,6 +143,10 @@ export function explainRejection(schema: z.ZodType, value: unknown): Issue[] | u
     return [{ code: 'custom', path: part.path, message: 'Invalid input', input: undefined } as unknown as Issue];
   }
   // zod accepts what the compiled validator rejected (test/receive/compile.test.ts says it never does): zod wins.
-  const whole = schema.safeParse(value);
-  return whole.success ? undefined : whole.error.issues.slice(0, MAX_REPORTED_ISSUES);
+  return explainWhole(schema, value);
+}
+
+function explainWhole(schema: z.ZodType, value: unknown): Issue[] | undefined {
+  const result = schema.safeParse(value);
+  return result.success ? undefined : result.error.issues.slice(0, MAX_REPORTED_ISSUES);
 }

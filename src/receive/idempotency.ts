@@ -26,14 +26,31 @@ function bodyKey(event: ParsedWebhook, rawBody: string | Uint8Array | undefined)
   return `${keyPrefix(event)}#${sha256Base64(rawBody ?? JSON.stringify(event))}`;
 }
 
-/** The key function a receiver uses: the overrides first, then `idempotencyKey`. */
-export function keyFunction(overrides: IdempotencyKeys | undefined): (event: ParsedWebhook, rawBody?: string | Uint8Array) => string {
-  if (!overrides || Object.keys(overrides).length === 0) return idempotencyKey;
-  return (event, rawBody) => {
+/** How a receiver names events: by fields where it can, else by a digest of the body. */
+export interface KeyFunctions {
+  /** The key from fields (an override, else the documented ones), or undefined: then only the body names it. */
+  fieldKeyOf(event: ParsedWebhook): string | undefined;
+  /** The full key: the field key, else `<webhook id>:<trigger>:#<digest of the body>`. */
+  keyOf(event: ParsedWebhook, rawBody?: string | Uint8Array): string;
+}
+
+/** The key functions a receiver uses: the overrides first, then the documented fields, then the body. */
+export function keyFunctions(overrides: IdempotencyKeys | undefined): KeyFunctions {
+  const fieldKeyOf = !overrides || Object.keys(overrides).length === 0 ? documentedKey : overriddenKey(overrides);
+  return { fieldKeyOf, keyOf: (event, rawBody) => fieldKeyOf(event) ?? bodyKey(event, rawBody) };
+}
+
+function overriddenKey(overrides: IdempotencyKeys): (event: ParsedWebhook) => string | undefined {
+  return (event) => {
     const own = Object.hasOwn(overrides, event.trigger) ? overrides[event.trigger] : undefined;
-    if (!own) return idempotencyKey(event, rawBody);
-    const key = (own as (event: ParsedWebhook) => unknown)(event);
-    // A key function that returns nothing usable must not merge distinct events: fall back to the body.
-    return typeof key === 'string' && key !== '' ? keyPrefix(event) + key : bodyKey(event, rawBody);
+    if (!own) return documentedKey(event);
+    let key: unknown;
+    try {
+      key = (own as (event: ParsedWebhook) => unknown)(event);
+    } catch {
+      key = undefined;
+    }
+    // A key function that returns nothing usable (or throws) must not merge distinct events: the body names it.
+    return typeof key === 'string' && key !== '' ? keyPrefix(event) + key : undefined;
   };
 }

@@ -28,6 +28,7 @@ export type { WebhookErrorCode, WebhookErrorDetails } from './errors.js';
 export { verifyBasicAuth, createBasicAuthVerifier } from './auth.js';
 export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth.js';
 export type { BodyReader, HeaderSource, WebhookRequest, WebhookResponse } from './http.js';
+export { BodyArrival } from './http.js';
 export type { LogLevel, WebhookLogger } from './logger.js';
 export { rejectUnknownOptions } from './options.js';
 export type { DedupeOptions } from './dedupe.js';

@@ -8,11 +8,11 @@ import type { ParsedWebhook } from '../events/index.js';
 import type { Inbox } from '../inbox/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
 import { CommitTimeout, Commits } from './commit.js';
-import { BodyDeadlines, TIMED_OUT, type Arrival } from './body-deadlines.js';
+import { BodyDeadlines, TIMED_OUT, whenRead, type Arrival, type Reading } from './body-deadlines.js';
 import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import { forwardingInbox, type Enqueue } from './forward.js';
-import type { WebhookRequest, WebhookResponse } from './http.js';
+import { BodyArrival, type BodyReader, type WebhookRequest, type WebhookResponse } from './http.js';
 import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
@@ -53,13 +53,13 @@ export class Intake {
   take(request: WebhookRequest, options: HandleOptions, send: (response: WebhookResponse) => void): Answer | undefined {
     const { body } = request;
     if (typeof body !== 'function') return this.#answer(body, options);
-    let reading: WebhookBody | Promise<WebhookBody>;
+    let reading: ReturnType<BodyReader>;
     try {
       reading = body(this.settings.maxBodyBytes);
     } catch (cause) {
       return this.answers.unreadable(cause);
     }
-    if (!isThenable(reading)) return this.#answer(reading, options);
+    if (!(reading instanceof BodyArrival) && !isThenable(reading)) return this.#answer(reading, options);
     // Callbacks, not a promise chain: every promise on this path costs each request.
     const arrived = (arrival: Arrival): void => {
       let answer: Answer;
@@ -71,8 +71,8 @@ export class Intake {
       this.answers.deliver(answer, send);
     };
     const unreadable = (cause: unknown): void => this.answers.deliver(this.answers.unreadable(cause), send);
-    if (this.#deadlines) this.#deadlines.watch(reading as Promise<WebhookBody>, arrived, unreadable);
-    else (reading as Promise<WebhookBody>).then(arrived, unreadable);
+    if (this.#deadlines) this.#deadlines.watch(reading as Reading, arrived, unreadable);
+    else whenRead(reading as Reading, arrived, unreadable);
     return undefined;
   }
 
@@ -91,10 +91,16 @@ export class Intake {
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
     if (target) return this.#commit(target, delivery, event);
 
-    // Without stable text there is nothing to recognise a repeat by: such a delivery is never taken for one.
-    const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
-    if (settings.dedupe && content !== undefined && !settings.dedupe.add(content)) {
-      return answers.duplicate(event, () => settings.keyOf(event, content), Date.now());
+    if (settings.dedupe) {
+      // A repeat is the same idempotency key: its fields where the event has them (cheaper to remember than the
+      // body, and a resend with other bytes is still recognised), else the exact body. Without either (no fields,
+      // no stable text) there is nothing to recognise a repeat by: such a delivery is never taken for one.
+      const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
+      const fieldKey = settings.fieldKeyOf(event);
+      const identity = fieldKey ?? content;
+      if (identity !== undefined && !settings.dedupe.add(identity)) {
+        return answers.duplicate(event, () => fieldKey ?? settings.keyOf(event, content), Date.now());
+      }
     }
     return answers.accept(delivery, event, options.handlerTimeoutMs);
   }

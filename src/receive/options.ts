@@ -8,7 +8,7 @@ import type { ParsedWebhook } from '../events/index.js';
 import type { Inbox } from '../inbox/port.js';
 import type { WorkerOptions } from './consume.js';
 import { ConfigurationError } from './errors.js';
-import { keyFunction, type IdempotencyKeys } from './idempotency.js';
+import { keyFunctions, type IdempotencyKeys, type KeyFunctions } from './idempotency.js';
 import { leveled, type LogLevel, type WebhookLogger } from './logger.js';
 import { didYouMean } from './suggest.js';
 
@@ -43,8 +43,10 @@ export interface WebhooksOptions {
    */
   invalidPayload?: 'accept' | 'reject';
   /**
-   * Without an inbox: repeats of a delivery within the window are answered 200 without running the handlers
-   * again (in this process's memory). `false` turns this off. With an inbox, the inbox's window decides.
+   * Without an inbox: repeats of an event within the window are answered 200 without running the handlers
+   * again (in this process's memory). A repeat is the same idempotency key (see `idempotencyKeys`): the
+   * documented fields where the trigger has them, else the exact body. `false` turns this off. With an
+   * inbox, the inbox's window decides, by the same keys.
    * @defaultValue { windowMs: 600000, maxKeys: 10000 }
    * @example { windowMs: 60 * 60 * 1000, maxKeys: 50_000 }
    */
@@ -149,7 +151,9 @@ export interface Settings {
   /** The in-process worker's options; absent without an inbox or with `consume: false`. */
   readonly worker: WorkerOptions | undefined;
   readonly commitTimeoutMs: number;
-  readonly keyOf: (event: ParsedWebhook, rawBody?: string | Uint8Array) => string;
+  readonly keyOf: KeyFunctions['keyOf'];
+  /** The key from fields, where the event has one: what the in-memory window recognises repeats by. */
+  readonly fieldKeyOf: KeyFunctions['fieldKeyOf'];
 }
 
 /** Checks the options and resolves their defaults; throws a `ConfigurationError` naming the option at fault. */
@@ -173,7 +177,7 @@ export function settingsOf(options: WebhooksOptions): Settings {
     inbox,
     worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger } : undefined,
     commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
-    keyOf: keyFunction(options.idempotencyKeys),
+    ...keyFunctions(options.idempotencyKeys),
   };
 }
 

@@ -88,9 +88,14 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     if (response !== undefined) answers.deliver(response, send);
   }
 
+  // An errand without an event is onError's report of a refused request.
   const abandon = (event: ParsedWebhook | undefined) =>
     dispatcher.report(
-      new WebhookError('shutdown_abandoned', `Shutdown did not wait for the handlers of a "${event?.trigger}" event.`, { event }),
+      new WebhookError(
+        'shutdown_abandoned',
+        event ? `Shutdown did not wait for the handlers of a "${event.trigger}" event.` : 'Shutdown did not wait for onError to finish with a refused request.',
+        { event },
+      ),
     );
 
   function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}): Promise<ReceiveOutcome> {

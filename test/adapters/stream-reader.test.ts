@@ -9,8 +9,14 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import { nodeBodyReader } from '../../adapters/shared/stream-reader.js';
-import type { WebhookBody } from '../../src/index.js';
+import { BodyArrival, type WebhookBody } from '../../src/index.js';
 import { AUTH, LIMIT, collectResponse, messageOfSize, recordingReceiver, settle, type ReceivedResponse } from './status-table.js';
+
+/** What a reader handed over, as a promise: a body in memory, a promise, or a body arriving by callbacks. */
+function settled(read: ReturnType<ReturnType<typeof nodeBodyReader>>): Promise<WebhookBody> {
+  if (read instanceof BodyArrival) return new Promise<WebhookBody>((resolve, reject) => read.onArrival(resolve, reject));
+  return Promise.resolve(read);
+}
 
 let server: Server | undefined;
 afterEach(() => {
@@ -67,7 +73,7 @@ describe('nodeBodyReader', () => {
     let seen: { body: WebhookBody; dataListeners: number; paused: boolean } | undefined;
     const port = await listen((req, res) => {
       const before = req.listenerCount('data');
-      void Promise.resolve(nodeBodyReader(req)(10)).then((body) => {
+      void settled(nodeBodyReader(req)(10)).then((body) => {
         seen = { body, dataListeners: req.listenerCount('data') - before, paused: req.isPaused() };
         res.end('ok');
       });
@@ -82,7 +88,7 @@ describe('nodeBodyReader', () => {
   it('joins a body that arrived in several chunks, and returns a single chunk as it is', async () => {
     const bodies: string[] = [];
     const port = await listen((req, res) => {
-      void Promise.resolve(nodeBodyReader(req)(LIMIT)).then((body) => {
+      void settled(nodeBodyReader(req)(LIMIT)).then((body) => {
         bodies.push(text(body));
         res.end('ok');
       });
@@ -96,7 +102,7 @@ describe('nodeBodyReader', () => {
     let read: Promise<WebhookBody> | undefined;
     const port = await listen((req, res) => {
       req.destroy();
-      read = Promise.resolve(nodeBodyReader(req)(LIMIT));
+      read = settled(nodeBodyReader(req)(LIMIT));
       res.destroy();
     });
     await postInPieces(port, [Buffer.from('{}')]).catch(() => undefined);
@@ -108,7 +114,7 @@ describe('nodeBodyReader', () => {
     let read: Promise<WebhookBody> | undefined;
     const arrived = new Promise<void>((resolve) => {
       void listen((req) => {
-        read = Promise.resolve(nodeBodyReader(req)(LIMIT));
+        read = settled(nodeBodyReader(req)(LIMIT));
         resolve();
       });
     });
@@ -124,7 +130,7 @@ describe('nodeBodyReader', () => {
 
   // Fastify hands the reader whatever stream a preParsing hook put in place of the request (a decompressor,
   // say): such a stream can fail, or be destroyed without an error, halfway through.
-  const readerOf = (stream: PassThrough) => Promise.resolve(nodeBodyReader(stream as unknown as IncomingMessage)(LIMIT));
+  const readerOf = (stream: PassThrough) => settled(nodeBodyReader(stream as unknown as IncomingMessage)(LIMIT));
 
   it('rejects with the error of a stream that fails halfway', async () => {
     const stream = new PassThrough();

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createWebhooks, memoryInbox, type HandlerContext } from '../../src/index.js';
 import { buildRequest } from '../../src/testing/index.js';
-import { auth, fixture, receiver, sleep } from './support.js';
+import { auth, fixture, messageSent, receiver, sleep } from './support.js';
 
 const body = fixture('message_sent');
 const request = (text: string, options: { password?: string } = {}) =>
@@ -213,7 +213,7 @@ describe('more answers', () => {
     expect((await bare.handle({ method: 'POST', headers: broken, body })).status).toBe(500);
   });
 
-  it('a repeat nobody listens for costs no key: the key function runs only when a key is read', async () => {
+  it('a key override runs once per delivery (it names repeats), not again when the key of a repeat is read', async () => {
     const keyOf = vi.fn(() => 'the-key');
     const { webhooks } = receiver({ idempotencyKeys: { message_sent: keyOf } });
     webhooks.on('message_sent', () => undefined);
@@ -221,11 +221,13 @@ describe('more answers', () => {
     const repeat = await webhooks.handle(request(body));
     await repeat.done;
     expect(repeat).toMatchObject({ status: 200, body: 'OK' });
-    expect(keyOf).not.toHaveBeenCalled();
-    // With an onDuplicate handler the repeat's key is read, once.
-    webhooks.onDuplicate(() => undefined);
+    expect(keyOf).toHaveBeenCalledTimes(2);
+    // With an onDuplicate handler the repeat's key is read: the key already made is given.
+    const keys: string[] = [];
+    webhooks.onDuplicate((_event, context) => void keys.push(context.key));
     await (await webhooks.handle(request(body))).done;
-    expect(keyOf).toHaveBeenCalledTimes(1);
+    expect(keyOf).toHaveBeenCalledTimes(3);
+    expect(keys).toEqual(['wh_chat_events:message_sent:the-key']);
   });
 
   it('an answer that fails once the inbox has spoken is still given, as a 500', async () => {
@@ -287,8 +289,8 @@ describe('in-flight errands', () => {
     let n = 0;
     webhooks.on('message_sent', () => sleep(++n === 2 ? 1 : 300));
     await webhooks.handle(request(body));
-    await webhooks.handle(request(body.replace('{', '{ ')));
-    await webhooks.handle(request(body.replace('{', '{  ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(30);
     expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 2 });
     expect(errors.map((error) => error.code)).toEqual(['shutdown_abandoned', 'shutdown_abandoned']);
@@ -300,8 +302,8 @@ describe('in-flight errands', () => {
     const delays = [300, 1, 15];
     webhooks.on('message_sent', () => sleep(delays[n++] ?? 0));
     await webhooks.handle(request(body));
-    await webhooks.handle(request(body.replace('{', '{ ')));
-    await webhooks.handle(request(body.replace('{', '{  ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(40);
     // Only the first is still running: close() sees it alone.
     expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 1 });
@@ -312,11 +314,11 @@ describe('in-flight errands', () => {
     let n = 0;
     webhooks.on('message_sent', () => sleep(++n === 2 ? 300 : 1));
     await webhooks.handle(request(body));
-    await webhooks.handle(request(body.replace('{', '{ ')));
-    await webhooks.handle(request(body.replace('{', '{  ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(30);
     // A fourth after the others ended: the list must take new errands after emptying at both ends.
-    await webhooks.handle(request(body.replace('{', '{   ')));
+    await webhooks.handle(request(messageSent('fourth')));
     expect(await webhooks.close({ timeoutMs: 100 })).toEqual({ drained: 1, abandoned: 1 });
   });
 
@@ -325,7 +327,7 @@ describe('in-flight errands', () => {
     const ran: number[] = [];
     let n = 0;
     webhooks.on('message_sent', () => void ran.push(++n));
-    const responses = await Promise.all([0, 1, 2].map((i) => webhooks.handle(request(body.replace('{', `{${' '.repeat(i)}`)))));
+    const responses = await Promise.all([0, 1, 2].map((i) => webhooks.handle(request(messageSent(`in-one-turn-${i}`)))));
     await Promise.all(responses.map((response) => response.done));
     expect(ran).toEqual([1, 2, 3]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIdentityEncoding, isJsonContentType } from '../../src/receive/http.js';
+import { isIdentityEncoding, isJsonContentType, readHeader } from '../../src/receive/http.js';
 
 describe('isJsonContentType: JSON in UTF-8', () => {
   it.each([
@@ -21,11 +21,34 @@ describe('isJsonContentType: JSON in UTF-8', () => {
     'application/json; charset=utf-16le',
     'application/json; charset=iso-8859-1',
     'application/json; charset=',
+    // Quotes only around the whole value: these are not "utf-8" once unquoted.
+    'application/json; charset=utf"-8"',
+    'application/json; charset="utf"-8',
     'multipart/form-data; boundary=x',
   ])('refuses %j', (contentType) => expect(isJsonContentType(contentType)).toBe(false));
 });
 
 describe('isIdentityEncoding', () => {
-  it.each(['', 'identity', ' Identity '])('takes %j', (value) => expect(isIdentityEncoding(value)).toBe(true));
+  it.each(['', '  ', 'identity', ' Identity '])('takes %j', (value) => expect(isIdentityEncoding(value)).toBe(true));
   it.each(['gzip', 'br', 'deflate', 'identity, gzip', 'utf-8'])('refuses %j', (value) => expect(isIdentityEncoding(value)).toBe(false));
+});
+
+describe('readHeader', () => {
+  it('reads a record by the lower-case name, else by any spelling, and joins repeated values', () => {
+    expect(readHeader({ 'content-type': 'a' }, 'content-type')).toBe('a');
+    expect(readHeader({ 'Content-Type': 'a' }, 'content-type')).toBe('a');
+    // The lower-case spelling wins over an earlier other one; a name only as long is not taken for it.
+    expect(readHeader({ 'Content-Type': 'other', 'content-type': 'lower' }, 'content-type')).toBe('lower');
+    expect(readHeader({ 'content-typf': 'x', 'Content-Type': 'a' }, 'content-type')).toBe('a');
+    expect(readHeader({ authorization: ['one', 'two'] }, 'authorization')).toBe('one, two');
+    expect(readHeader({ host: null } as never, 'host')).toBeUndefined();
+    expect(readHeader({}, 'host')).toBeUndefined();
+  });
+
+  it('reads anything with get() through it, an absent header (null) as undefined', () => {
+    const headers = new Headers({ 'Content-Type': 'application/json' });
+    expect(readHeader(headers, 'content-type')).toBe('application/json');
+    expect(readHeader(headers, 'authorization')).toBeUndefined();
+    expect(readHeader({ get: () => '' }, 'x')).toBe('');
+  });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { bodyDigest, DedupeWindow } from '../../src/receive/dedupe.js';
 import { createWebhooks } from '../../src/index.js';
+import { buildRequest } from '../../src/testing/index.js';
+import { fixture } from './support.js';
 
 describe('DedupeWindow', () => {
   it('refuses a key seen within the window and takes it again after', () => {
@@ -134,6 +136,20 @@ describe('DedupeWindow against a plain reference', () => {
     expect(window.add('{"text":"naive"}', 0)).toBe(true);
   });
 
+  it('tells apart long texts that differ only in their last character, whatever their length', () => {
+    // Text up to 16 384 characters is encoded into a reused buffer of three bytes a character, longer text on
+    // its own: a text cut to the buffer would be taken for any other with the same beginning.
+    for (const length of [5_000, 16_383, 16_384, 16_385, 60_000]) {
+      for (const filler of ['a', '\u20ac']) {
+        const window = new DedupeWindow();
+        const text = filler.repeat(length - 1);
+        expect(window.add(`${text}x`, 0), `${length} ${filler}`).toBe(true);
+        expect(window.add(`${text}y`, 0), `${length} ${filler}`).toBe(true);
+        expect(window.add(Buffer.from(`${text}x`), 0), `${length} ${filler} as bytes`).toBe(false);
+      }
+    }
+  });
+
   it('keeps telling 100 000 distinct digests apart at its default capacity', () => {
     const window = new DedupeWindow();
     let refused = 0;
@@ -158,5 +174,72 @@ describe('the dedupe option', () => {
       );
     }
     expect(() => createWebhooks({ auth: false, dedupe: { maxKeys: 1, windowMs: 1 } })).not.toThrow();
+  });
+});
+
+describe('what the window recognises a repeat by (no inbox)', () => {
+  const auth = { username: 'platform', password: 's3cret' };
+  const message = (id: string, text: string) => {
+    const event = JSON.parse(fixture('message_sent'));
+    event.data.message.id = id;
+    event.data.message.data.text = text;
+    return JSON.stringify({ ...event, webhook: 'wh-1' });
+  };
+  const poll = (spacing: string) => `{${spacing}"trigger":"poll_voted","webhook":"wh-1","data":{}}`;
+
+  function receiverCounting(options: Parameters<typeof createWebhooks>[0] = { auth }) {
+    const webhooks = createWebhooks({ logger: {}, invalidPayload: 'accept', ...options });
+    const handled: string[] = [];
+    const duplicates: string[] = [];
+    webhooks.onAny((event) => void handled.push(JSON.stringify(event)));
+    webhooks.onDuplicate((_event, { key }) => void duplicates.push(key));
+    webhooks.onError(() => undefined);
+    const send = async (text: string) => {
+      const response = await webhooks.handle(buildRequest(text, { auth }));
+      await response.done;
+      return response.status;
+    };
+    return { handled, duplicates, send };
+  }
+
+  it('its idempotency key where the trigger documents one: the same message in other bytes is a repeat', async () => {
+    const { handled, duplicates, send } = receiverCounting();
+    expect(await send(message('42', 'hello'))).toBe(200);
+    expect(await send(message('42', 'hello').replace('{', '{ '))).toBe(200);
+    expect(await send(message('43', 'hello'))).toBe(200);
+    expect(handled).toHaveLength(2);
+    expect(duplicates).toEqual(['wh-1:message_sent:42']);
+  });
+
+  it('the exact body where the trigger has no key: other bytes are another delivery, the same bytes a repeat', async () => {
+    const { handled, duplicates, send } = receiverCounting();
+    await send(poll(''));
+    await send(poll(' '));
+    await send(poll(''));
+    expect(handled).toHaveLength(2);
+    expect(duplicates).toHaveLength(1);
+    expect(duplicates[0]).toMatch(/^wh-1:poll_voted:#/);
+  });
+
+  it('the idempotencyKeys override, and the body when the override throws or returns nothing', async () => {
+    const { handled, send } = receiverCounting({
+      auth,
+      idempotencyKeys: {
+        message_sent: (event) => {
+          const { text } = event.data.message.data as { text?: string };
+          return text === 'boom' ? (undefined as unknown as string) : (text as string);
+        },
+        poll_voted: () => {
+          throw new Error('key function broke');
+        },
+      },
+    });
+    expect(await send(message('1', 'same text'))).toBe(200);
+    expect(await send(message('2', 'same text'))).toBe(200); // same override key: a repeat
+    expect(await send(message('3', 'boom'))).toBe(200);
+    expect(await send(message('3', 'boom').replace('{', '{ '))).toBe(200); // no key: the bytes differ
+    expect(await send(poll(''))).toBe(200);
+    expect(await send(poll(''))).toBe(200); // the override threw: the same bytes are a repeat
+    expect(handled.map((e) => JSON.parse(e).data.message?.id ?? 'poll')).toEqual(['1', '3', '3', 'poll']);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, createWebhooks, WebhookError } from '../../src/index.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
 import { Dispatcher, NO_FAILURES } from '../../src/receive/dispatch.js';
-import { auth, fixture, receiver, sleep } from './support.js';
+import { auth, fixture, messageSent, receiver, sleep } from './support.js';
 
 const request = (body: string) => buildRequest(body, { auth });
 
@@ -373,8 +373,8 @@ describe('close() with errands finishing out of order', () => {
       finished.push(mine);
     });
     await webhooks.handle(request(fixture('message_sent')));
-    await webhooks.handle(request(fixture('message_sent').replace('"message_sent"', '"message_sent" ')));
-    await webhooks.handle(request(fixture('message_sent').replace('{', '{ ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(1);
     const closed = await webhooks.close({ timeoutMs: 1000 });
     expect(finished).toEqual([2, 3, 1]);
@@ -390,8 +390,8 @@ describe('close() with errands finishing out of order', () => {
       await sleep(mine === 2 ? 5 : 200);
     });
     await webhooks.handle(request(fixture('message_sent')));
-    await webhooks.handle(request(fixture('message_sent').replace('{', '{ ')));
-    await webhooks.handle(request(fixture('message_sent').replace('{', '{  ')));
+    await webhooks.handle(request(messageSent('second')));
+    await webhooks.handle(request(messageSent('third')));
     await sleep(1);
     const closed = await webhooks.close({ timeoutMs: 50 });
     expect(closed).toEqual({ drained: 1, abandoned: 2 });

@@ -154,10 +154,12 @@ describe('explainRejection of a large value', () => {
   });
 
   it('accepts what zod accepts after all (should the compiled validator ever reject it)', () => {
-    const schema = z.object({ scores: z.record(z.string(), z.number()) });
+    const schema = z.object({ scores: z.record(z.string(), z.number()), list: z.array(z.number()).optional() });
     const scores = Object.fromEntries(numbers(3000).map((i) => [`k${i}`, i]));
     expect(explainRejection(schema, { scores })).toBeUndefined();
     expect(explainRejection(schema, { scores: { a: 1 } })).toBeUndefined();
+    // A list of four is sampled whole: nothing was left out, so zod's acceptance stands.
+    expect(explainRejection(schema, { scores, list: [1, 2, 3, 4] })).toBeUndefined();
   });
 });
 
@@ -167,6 +169,13 @@ describe('explainRejection of a small value', () => {
     const issues = explainRejection(schema, { list: Array.from({ length: 30 }, () => 'x') });
     expect(issues).toHaveLength(MAX_REPORTED_ISSUES);
     expect(paths(issues)).toEqual(numbers(MAX_REPORTED_ISSUES).map((i) => ['list', i]));
+  });
+
+  it('a string counts as one value, however long', () => {
+    // Explained whole, both problems named; were its characters counted, the value would be walked (one).
+    const schema = z.object({ text: z.string(), a: z.number(), b: z.number() });
+    const issues = explainRejection(schema, { text: 'x'.repeat(5000), a: 'no', b: 'no' });
+    expect(paths(issues)).toEqual([['a'], ['b']]);
   });
 
   it('a value of exactly 2 000 values is explained whole; one more is walked', () => {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { createWebhooks, memoryInbox, WebhookError, type ParsedWebhook, type WebhooksOptions } from '../../src/index.js';
+import { BodyArrival, createWebhooks, memoryInbox, WebhookError, type ParsedWebhook, type WebhooksOptions } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing/index.js';
 import type { Inbox } from '../../src/inbox/port.js';
 
@@ -13,6 +13,7 @@ const auth = { username: 'platform', password: 's3cret' };
 const headers = { 'content-type': 'application/json', authorization: basicAuthHeader(auth.username, auth.password) };
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const body = fixture('message_sent');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function receiver(options: Partial<WebhooksOptions> = {}) {
   const webhooks = createWebhooks({ auth, logger: {}, ...options });
@@ -65,6 +66,50 @@ describe('body readers', () => {
     expect(readerOfNothing.status).toBe(400);
     await readerOfNothing.done;
     expect(errors.map((error) => error.message)).toEqual(Array(3).fill('The body is not valid JSON: the body is empty.'));
+  });
+
+  it('a BodyArrival: answered when the adapter says the body arrived, and only the first word counts', async () => {
+    const { webhooks, handled } = receiver();
+    const arrival = new BodyArrival();
+    const sent: number[] = [];
+    webhooks.respond({ method: 'POST', headers, body: () => arrival }, (response) => void sent.push(response.status));
+    await Promise.resolve();
+    expect(sent).toEqual([]);
+    expect(arrival.pending).toBe(true);
+    arrival.arrive(body);
+    expect(arrival.pending).toBe(false);
+    expect(sent).toEqual([200]); // at once, no turn of the microtask queue in between
+    arrival.fail(new Error('too late'));
+    arrival.arrive('{}');
+    expect(sent).toEqual([200]);
+    await sleep(5);
+    expect(handled).toEqual(['message_sent']);
+  });
+
+  it('a BodyArrival that fails is answered 400 invalid_json with its cause; one that already arrived is answered at once', async () => {
+    const { webhooks, errors } = receiver();
+    const cause = new Error('connection reset');
+    const failing = new BodyArrival();
+    const failed = webhooks.handle({ method: 'POST', headers, body: () => failing });
+    failing.fail(cause);
+    failing.arrive(body);
+    expect((await failed).status).toBe(400);
+    await (await failed).done;
+    expect(errors[0]!).toMatchObject({ code: 'invalid_json', cause });
+
+    const ready = new BodyArrival();
+    ready.arrive(body.replace('"id"', '"other": 1, "id"'));
+    const sent: number[] = [];
+    webhooks.respond({ method: 'POST', headers, body: () => ready }, (response) => void sent.push(response.status));
+    expect(sent).toEqual([200]);
+  });
+
+  it('a BodyArrival that never arrives is answered 408 at the body deadline', async () => {
+    const { webhooks, errors } = receiver({ bodyTimeoutMs: 30 });
+    const response = await webhooks.handle({ method: 'POST', headers, body: () => new BodyArrival() });
+    expect(response.status).toBe(408);
+    await response.done;
+    expect(errors.map((error) => error.code)).toEqual(['body_timeout']);
   });
 
   it('a reader that rejects is answered 400 invalid_json with its cause', async () => {

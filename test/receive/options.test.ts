@@ -146,7 +146,7 @@ describe('option effects', () => {
     const webhooks = createWebhooks({ auth, logger: {}, dedupe: { maxKeys: 1 } });
     const handler = vi.fn();
     webhooks.on('message_sent', handler);
-    const other = body.replace('{', '{ ');
+    const other = JSON.stringify({ ...JSON.parse(body), data: { ...JSON.parse(body).data, message: { ...JSON.parse(body).data.message, id: 'other' } } });
     for (const text of [body, other, body]) await (await webhooks.handle(request(text))).done;
     expect(handler).toHaveBeenCalledTimes(3);
   });

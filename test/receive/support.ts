@@ -15,3 +15,13 @@ export function receiver(options: Partial<WebhooksOptions> = {}) {
   webhooks.onError((error) => void errors.push(error));
   return { webhooks, errors };
 }
+
+/**
+ * The message_sent fixture as a different event: another message id (the event's idempotency key), the
+ * rest of the body unchanged. A body that differs only in its bytes is the same event, a repeat.
+ */
+export function messageSent(id: number | string): string {
+  const event = JSON.parse(fixture('message_sent')) as { data: { message: { id: unknown } } };
+  event.data.message.id = String(id);
+  return JSON.stringify(event);
+}

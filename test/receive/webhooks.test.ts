@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, createWebhooks, triggers, WebhookError, type ParsedWebhook } from '../../src/index.js';
+import { ConfigurationError, createWebhooks, triggers, WebhookError, type HandlerContext, type ParsedWebhook } from '../../src/index.js';
 import { basicAuthHeader, buildRequest, createTestEvent } from '../../src/testing/index.js';
 import { auth, fixture, receiver } from './support.js';
 
@@ -253,6 +253,66 @@ describe('dispatch', () => {
     });
     await webhooks.receive(createTestEvent('message_sent', { data: { message: { id: '77' } } }));
     expect(seen).toEqual(['77']);
+  });
+});
+
+describe('receive(event, context): the context handlers get', () => {
+  const event = () => createTestEvent('message_sent', { data: { message: { id: '88' } } });
+
+  it('a first run by default: attempt 1, the documented key, received now', async () => {
+    const { webhooks } = receiver();
+    const contexts: HandlerContext[] = [];
+    webhooks.on('message_sent', (_event, context) => void contexts.push({ ...context, key: context.key }));
+    const before = Date.now();
+    await webhooks.receive(event());
+    expect(contexts).toHaveLength(1);
+    expect(contexts[0]).toMatchObject({ attempt: 1, key: expect.stringMatching(/:message_sent:88$/) });
+    expect(contexts[0]!.receivedAt).toBeGreaterThanOrEqual(before);
+    expect(contexts[0]!.receivedAt).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('takes the key and arrival time given, still as a first run without an attempt', async () => {
+    const { webhooks } = receiver();
+    const contexts: HandlerContext[] = [];
+    webhooks.on('message_sent', (_event, context) => void contexts.push({ ...context, key: context.key }));
+    await webhooks.receive(event(), { key: 'given', receivedAt: 5 });
+    await webhooks.receive(event(), { receivedAt: 7 });
+    await webhooks.receive(event(), { attempt: 3, receivedAt: 9 });
+    expect(contexts).toEqual([
+      { attempt: 1, key: 'given', receivedAt: 5 },
+      { attempt: 1, key: expect.stringMatching(/:message_sent:88$/), receivedAt: 7 },
+      { attempt: 3, key: expect.stringMatching(/:message_sent:88$/), receivedAt: 9 },
+    ]);
+  });
+
+  it('an event nobody handles, with a logger that throws on its warning, still resolves ok', async () => {
+    const warn = vi.fn(() => {
+      throw new Error('logger broke');
+    });
+    const webhooks = createWebhooks({ auth, logger: { warn } });
+    const outcome = await webhooks.receive({ trigger: 'brand_new_trigger', data: {} } as unknown as ParsedWebhook);
+    expect(warn).toHaveBeenCalled();
+    expect(outcome).toEqual({ ok: true, failures: [] });
+  });
+});
+
+describe('close() with a refusal still being reported', () => {
+  it('abandons onError\'s report of a refused request by name, with no event', async () => {
+    const { webhooks } = receiver();
+    const seen: WebhookError[] = [];
+    let release = () => {};
+    webhooks.onError((error) => {
+      seen.push(error);
+      if (error.code === 'unauthorized') return new Promise<void>((resolve) => (release = resolve));
+    });
+    const refused = await webhooks.handle(buildRequest(fixture('message_sent'), { auth: { ...auth, password: 'wrong' } }));
+    expect(refused.status).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await webhooks.close({ timeoutMs: 20 })).toEqual({ drained: 0, abandoned: 1 });
+    release();
+    expect(seen.map((error) => error.code)).toEqual(['unauthorized', 'shutdown_abandoned']);
+    expect(seen[1]!.message).toBe('Shutdown did not wait for onError to finish with a refused request.');
+    expect(seen[1]!.event).toBeUndefined();
   });
 });
 

@@ -1,0 +1,52 @@
+/** Group commit (src/inbox/write-batch.ts): one transaction per turn, synced when any of its writes must be. */
+import { describe, expect, it } from 'vitest';
+import { WriteBatch } from '../../src/inbox/write-batch.js';
+
+function recordingBatch() {
+  const transactions: { writes: number; mustSync: boolean }[] = [];
+  let writes = 0;
+  const batch = new WriteBatch((body, mustSync) => {
+    writes = 0;
+    body();
+    transactions.push({ writes, mustSync });
+  });
+  const write = (value: string) => () => {
+    writes += 1;
+    return value;
+  };
+  return { batch, transactions, write };
+}
+
+describe('WriteBatch', () => {
+  it('commits the writes of one turn in one transaction, synced if any write must be', async () => {
+    const { batch, transactions, write } = recordingBatch();
+    const results = await Promise.all([batch.add(write('claim'), false), batch.add(write('put')), batch.add(write('done'), false)]);
+    expect(results).toEqual(['claim', 'put', 'done']);
+    expect(transactions).toEqual([{ writes: 3, mustSync: true }]);
+  });
+
+  it('a turn of writes that may be lost to a power cut commits without a sync', async () => {
+    const { batch, transactions, write } = recordingBatch();
+    await Promise.all([batch.add(write('claim'), false), batch.add(write('complete'), false)]);
+    await batch.add(write('put'));
+    expect(transactions).toEqual([
+      { writes: 2, mustSync: false },
+      { writes: 1, mustSync: true },
+    ]);
+  });
+
+  it('one write that throws fails alone; a failed transaction fails every write of it', async () => {
+    const { batch, write } = recordingBatch();
+    const broken = () => {
+      throw new Error('constraint');
+    };
+    const settled = await Promise.allSettled([batch.add(write('a')), batch.add(broken)]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected']);
+
+    const failing = new WriteBatch(() => {
+      throw new Error('disk full');
+    });
+    const both = await Promise.allSettled([failing.add(() => 1), failing.add(() => 2, false)]);
+    expect(both.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : s.value))).toEqual(['disk full', 'disk full']);
+  });
+});
