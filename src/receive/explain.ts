@@ -95,8 +95,9 @@ function locate(schema: Schema, value: unknown): { schema: Schema; value: unknow
 /** Whether `value` holds more values than the budget allows; stops counting once it does. */
 function exceeds(value: unknown, budget: { left: number }): boolean {
   if (--budget.left < 0) return true;
-  if (typeof value !== 'object' || value === null) return false;
+  if (typeof value !== 'object') return false;
   if (Array.isArray(value)) return value.some((child) => exceeds(child, budget));
+  // null gets here too, and has no keys to visit.
   for (const key in value) if (exceeds((value as Record<string, unknown>)[key], budget)) return true;
   return false;
 }
