@@ -29,13 +29,11 @@ export const idempotencyFields: Readonly<Record<string, readonly (readonly strin
 
 function valueAt(data: unknown, path: readonly string[]): string | undefined {
   let value = data;
-  for (const step of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<string, unknown>)[step];
-  }
+  // A scalar on the way reads as no value: none of the documented names is a property of a string or number.
+  for (const step of path) value = (value as Record<string, unknown> | null | undefined)?.[step];
   // Ids and times arrive as strings or numbers ("1440" or 1440): both spell the same key.
   if (typeof value === 'string' && value !== '') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (Number.isFinite(value)) return String(value); // a number: isFinite does not convert
   return undefined;
 }
 

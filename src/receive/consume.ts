@@ -168,7 +168,7 @@ export class Consumer {
   }
 }
 
-export function consumerSettings(options: WorkerOptions, logger?: WebhookLogger): Settings {
+export function consumerSettings(options: WorkerOptions): Settings {
   checkWorkerOptions(options);
   return {
     inbox: options.inbox,
@@ -176,7 +176,8 @@ export function consumerSettings(options: WorkerOptions, logger?: WebhookLogger)
     policy: retryPolicy(options.retry),
     leaseMs: options.leaseMs ?? 30_000,
     handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
-    logger: options.logger ?? logger ?? consoleLogger,
+    // A receiver's in-process worker gets the receiver's logger in `options`.
+    logger: options.logger ?? consoleLogger,
   };
 }
 

@@ -54,6 +54,21 @@ for (const [version, e] of Object.entries(versions)) {
         expect(errors.map((error) => [error.code, error.rawBody])).toEqual([['invalid_json', '']]);
       });
 
+      it('a body something read without leaving anything is empty, not a wait on the ended stream', async () => {
+        const app = e();
+        // A middleware that consumes the stream (a logger, a digest) and leaves no req.body.
+        app.use((req: IncomingMessage, _res: unknown, next: () => void) => {
+          req.resume();
+          req.on('end', () => next());
+        });
+        const { webhooks, errors } = recordingReceiver();
+        app.use(mount(webhooks));
+        const response = await supertest(app).post('/webhooks').set(json).send('{"trigger":"message_sent"}');
+        expect(response.status).toBe(400);
+        await settle();
+        expect(errors.map((error) => [error.code, error.rawBody])).toEqual([['invalid_json', '']]);
+      });
+
       it('answers JSON that is not an object (null, a number, true, an array) 400 invalid_envelope, raw text reported', async () => {
         const app = e();
         app.use(e.json({ strict: false }));

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConfigurationError, createWorker, memoryInbox, type Inbox, type InboxEntry, type WebhookError, type Worker } from '../../src/index.js';
+import { ConfigurationError, createWebhooks, createWorker, memoryInbox, type Inbox, type InboxEntry, type WebhookError, type Worker } from '../../src/index.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,6 +75,27 @@ describe('the worker when the inbox fails it', () => {
     ]);
     expect(claims[1]! - claims[0]!).toBeGreaterThanOrEqual(950);
     expect(claims[1]! - claims[0]!).toBeLessThan(2000);
+  });
+
+  it('logs to the console without a logger, and through the receiver’s logger in a receiver', async () => {
+    const failing = () => inboxWith({ claim: () => Promise.reject(new Error('down')) });
+    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const alone = createWorker({ inbox: failing(), concurrency: 1 }).start();
+      await until(() => consoleError.mock.calls.length > 0);
+      await alone.close();
+      expect(String(consoleError.mock.calls[0]?.[0])).toContain('Could not claim an event from the inbox; trying again.');
+    } finally {
+      consoleError.mockRestore();
+    }
+    const { lines, logger } = recordingLogger();
+    const webhooks = createWebhooks({ auth: { username: 'u', password: 'p' }, inbox: failing(), logger, worker: { concurrency: 1 } });
+    try {
+      await until(() => lines.length > 0);
+      expect(lines[0]).toMatchObject({ level: 'error', message: 'Could not claim an event from the inbox; trying again.' });
+    } finally {
+      await webhooks.close();
+    }
   });
 
   it('close() ends the pause after a failed claim at once', async () => {
@@ -272,6 +293,7 @@ describe('the worker: options and lifecycle', () => {
     expect(configurationError(() => createWorker({} as never))).toEqual(inboxNeeded);
     expect(configurationError(() => createWorker({ inbox: { ...inbox, claim: undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
     expect(configurationError(() => createWorker({ inbox: { claim: () => undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
+    expect(configurationError(() => createWorker({ inbox: { put: () => undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
     for (const concurrency of [0, 1.5, Number.NaN, 2 ** 53]) {
       expect(configurationError(() => createWorker({ inbox, concurrency }))).toEqual({
         option: 'concurrency',
@@ -348,5 +370,123 @@ describe('the worker: options and lifecycle', () => {
     created.start();
     await until(() => ran.length === 1);
     expect(ran).toEqual(['k1']);
+  });
+});
+
+describe('the worker: what it writes and how it cleans up', () => {
+  it('fails an attempt with a retry time a backoff ahead, and the last one as dead, with the error', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    const fails: Array<{ at: number; outcome: unknown }> = [];
+    const inbox = inboxWith({ fail: (claim, outcome) => (fails.push({ at: Date.now(), outcome }), inner.fail(claim, outcome)) }, inner);
+    const random = vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    try {
+      worker({ inbox, logger: {}, retry: { attempts: 2, minDelayMs: 100, maxDelayMs: 1000 } })
+        .on('message_sent', () => {
+          throw new Error('broke');
+        })
+        .onError(() => undefined)
+        .start();
+      await until(async () => (await inner.stats()).dead === 1);
+    } finally {
+      random.mockRestore();
+    }
+    expect(fails).toHaveLength(2);
+    const [first, last] = fails as [{ at: number; outcome: { retryAt: number; error: string } }, { outcome: unknown }];
+    // Half of the first ceiling (100 ms), from about when it was written.
+    expect(first.outcome.retryAt - first.at).toBeGreaterThanOrEqual(40);
+    expect(first.outcome.retryAt - first.at).toBeLessThanOrEqual(55);
+    expect(first.outcome).toEqual({ retryAt: expect.any(Number), error: 'A handler for "message_sent" failed: broke' });
+    expect(last.outcome).toEqual({ dead: true, error: 'A handler for "message_sent" failed: broke' });
+  });
+
+  it('buries an interrupted event with a dead outcome, and logs when even that write fails', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    await inner.claim({ leaseMs: 20, waitMs: 0 });
+    const outcomes: unknown[] = [];
+    const { lines, logger } = recordingLogger();
+    const inbox = inboxWith({ fail: (_claim, outcome) => (outcomes.push(outcome), Promise.reject(new Error('disk full'))) }, inner);
+    worker({ inbox, logger, leaseMs: 20, retry: { attempts: 1 }, concurrency: 1 })
+      .onError(() => undefined)
+      .start();
+    await until(() => outcomes.length > 0 && lines.length > 0);
+    expect(outcomes[0]).toEqual({ dead: true, error: expect.stringContaining('were cut off on its last attempt') });
+    expect(lines[0]).toEqual({ level: 'error', fields: { reason: 'Error: disk full' }, message: 'Could not fail an event in the inbox; it will run again.' });
+  });
+
+  it('stops renewing once the handlers finished, and warns of nothing while the lease holds', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    let renewals = 0;
+    const inbox = inboxWith({ renew: (claim, leaseMs) => (renewals++, inner.renew(claim, leaseMs)) }, inner);
+    const { lines, logger } = recordingLogger();
+    worker({ inbox, logger, leaseMs: 30, concurrency: 1 })
+      .on('message_sent', () => sleep(60))
+      .start();
+    await until(async () => (await inner.stats()).done === 1);
+    const atDone = renewals;
+    expect(atDone).toBeGreaterThan(0);
+    await sleep(60);
+    expect(renewals).toBe(atDone);
+    expect(lines).toEqual([]);
+  });
+
+  it('a logger without warn or error: a lost lease and a failed write are skipped quietly, and close() resolves', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => void rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const inbox = inboxWith({ renew: () => Promise.resolve(false), complete: () => Promise.reject(new Error('disk full')) }, inner);
+      let done = false;
+      const created = createWorker({ inbox, logger: {}, leaseMs: 30, concurrency: 1 })
+        .on('message_sent', async () => {
+          await sleep(40);
+          done = true;
+        })
+        .start();
+      await until(() => done);
+      await sleep(20);
+      await expect(created.close()).resolves.toBeUndefined();
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+    expect(rejections).toEqual([]);
+  });
+
+  it('runs where timers are plain numbers without unref (as on Deno)', async () => {
+    const inner = memoryInbox();
+    await inner.put(entry('k1'));
+    const realSetInterval = globalThis.setInterval;
+    const intervals = vi
+      .spyOn(globalThis, 'setInterval')
+      .mockImplementation(((...args: Parameters<typeof setInterval>) => Number(realSetInterval(...args))) as unknown as typeof setInterval);
+    try {
+      const ran: string[] = [];
+      worker({ inbox: inner, logger: {}, concurrency: 1 })
+        .on('message_sent', (_event, { key }) => void ran.push(key))
+        .start();
+      await until(async () => (await inner.stats()).done === 1);
+      expect(ran).toEqual(['k1']);
+    } finally {
+      intervals.mockRestore();
+    }
+  });
+
+  it("a worker's own handler timeout and logger reach its handlers' dispatch", async () => {
+    const inbox = memoryInbox();
+    await inbox.put(entry('k1'));
+    const { lines, logger } = recordingLogger();
+    worker({ inbox, logger, handlerTimeoutMs: 30, retry: { attempts: 1 } })
+      .on('message_sent', () => new Promise(() => undefined))
+      .start();
+    await until(async () => (await inbox.stats()).dead === 1);
+    // No onError registered: the failure goes to the worker's logger.
+    await until(() => lines.length > 0);
+    expect(lines[0]?.level).toBe('error');
+    expect(lines[0]?.message).toMatch(/register webhooks.onError/);
+    expect((await inbox.list({ state: 'dead' }))[0]?.lastError).toMatch(/30 ms/);
   });
 });

@@ -47,7 +47,7 @@ function canEval(): boolean {
 
 /** A function telling whether zod would accept a value under `schema`, without building zod's output. */
 export function compileValidator(schema: Schema, options: CompileOptions = {}): Validator {
-  const node = analyse(schema, options.unsupported ?? 'throw');
+  const node = analyse(schema, options.unsupported); // 'throw' unless 'zod'
   const generate = options.mode === undefined ? canEval() : options.mode === 'codegen';
   return generate ? codegen(node) : closures(node);
 }

@@ -91,7 +91,8 @@ export function definedPart(node: Node): Node {
 }
 
 /** The tree of a schema. Each sub-schema is read once; a recursive one is refused. */
-export function analyse(root: Schema, unsupported: 'throw' | 'zod'): Node {
+/** `unsupported`: anything but 'zod' (absent included) throws. */
+export function analyse(root: Schema, unsupported: 'throw' | 'zod' | undefined): Node {
   return new Analyser(unsupported).visit(root, '');
 }
 
@@ -99,7 +100,7 @@ class Analyser {
   readonly #seen = new Map<Schema, Node>();
   readonly #building = new Set<Schema>();
 
-  constructor(private readonly unsupported: 'throw' | 'zod') {}
+  constructor(private readonly unsupported: 'throw' | 'zod' | undefined) {}
 
   visit(schema: Schema, path: string): Node {
     const done = this.#seen.get(schema);
