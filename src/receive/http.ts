@@ -79,10 +79,11 @@ export function readHeader(headers: HeaderSource, name: string): string | undefi
   }
   const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
   let value = record[name];
-  if (value === undefined) {
+  if (value == null) {
     for (const key in record) {
       // Lengths first: most headers are not the one sought, and lower-casing each would cost every request.
-      if (key.length === name.length && key.toLowerCase() === name) {
+      // An absent value under one spelling (a hand-built event map) does not hide a present one under another.
+      if (key.length === name.length && record[key] != null && key.toLowerCase() === name) {
         value = record[key];
         break;
       }

@@ -42,6 +42,10 @@ describe('readHeader', () => {
     expect(readHeader({ 'content-typf': 'x', 'Content-Type': 'a' }, 'content-type')).toBe('a');
     expect(readHeader({ authorization: ['one', 'two'] }, 'authorization')).toBe('one, two');
     expect(readHeader({ host: null } as never, 'host')).toBeUndefined();
+    // An absent value under one spelling does not hide the header under another.
+    expect(readHeader({ authorization: undefined, Authorization: 'Basic x' }, 'authorization')).toBe('Basic x');
+    expect(readHeader({ Authorization: null, authorization: 'Basic y' } as never, 'authorization')).toBe('Basic y');
+    expect(readHeader({ Host: null, HOST: 'h' } as never, 'host')).toBe('h');
     expect(readHeader({}, 'host')).toBeUndefined();
   });
 
