@@ -113,13 +113,13 @@ export class Answers {
   }
 
   /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
-  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): WebhookResponse {
+  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number): WebhookResponse {
     const { error, known, rawBody } = delivery;
     const { dispatcher, keyOf } = this;
     const work = error
       ? () => dispatcher.report(error)
       : () => {
-          const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), Date.now());
+          const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), receivedAt);
           return settled(dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
         };
     return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));

@@ -91,6 +91,8 @@ export class Intake {
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
     if (target) return this.#commit(target, delivery, event);
 
+    // One clock read serves the window and the handlers' `receivedAt`: each read costs a request about 70 ns.
+    const now = Date.now();
     if (settings.dedupe) {
       // A repeat is the same idempotency key: its fields where the event has them (cheaper to remember than the
       // body, and a resend with other bytes is still recognised), else the exact body. Without either (no fields,
@@ -98,11 +100,11 @@ export class Intake {
       const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
       const fieldKey = settings.fieldKeyOf(event);
       const identity = fieldKey ?? content;
-      if (identity !== undefined && !settings.dedupe.add(identity)) {
-        return answers.duplicate(event, () => fieldKey ?? settings.keyOf(event, content), Date.now());
+      if (identity !== undefined && !settings.dedupe.add(identity, now)) {
+        return answers.duplicate(event, () => fieldKey ?? settings.keyOf(event, content), now);
       }
     }
-    return answers.accept(delivery, event, options.handlerTimeoutMs);
+    return answers.accept(delivery, event, options.handlerTimeoutMs, now);
   }
 
   /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
