@@ -31,9 +31,22 @@ export function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
   // express.raw gives a Buffer, express.text a string, express.json (and others) a parsed value. The bytes
   // of a parsed value are gone: the receiver can only check its size against Content-Length, and reports
   // it re-serialized.
-  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body instanceof Uint8Array) return body;
+  if (typeof body === 'string') return parsedJsonString(req, body) ? JSON.stringify(body) : body;
   // Stryker disable next-line ConditionalExpression: equivalent: the receiver re-serializes a number or boolean to the same text
   const isObject = typeof body === 'object';
   // `strict: false` JSON parsers also give null, numbers and booleans: their JSON text is the body.
   return isObject && body !== null ? body : JSON.stringify(body);
+}
+
+/**
+ * Whether a string body is a JSON string that `express.json({ strict: false })` parsed (`"text"` arrived, `text`
+ * is left), rather than text a text parser kept as it came. Only the declared length tells them apart: the
+ * text's own UTF-8 length differs from it, while its JSON spelling matches it byte for byte. Without that
+ * evidence the string is taken as the text it looks like.
+ */
+function parsedJsonString(req: ParsedRequest, body: string): boolean {
+  const declared = Number(req.headers['content-length']);
+  if (!(declared > 0) || Buffer.byteLength(body) === declared) return false;
+  return Buffer.byteLength(JSON.stringify(body)) === declared;
 }

@@ -86,6 +86,34 @@ for (const [version, e] of Object.entries(versions)) {
           ['invalid_envelope', '[1]'],
         ]);
       });
+
+      it('answers a JSON string body ("text") 400 invalid_envelope with its JSON text, as every other adapter does', async () => {
+        const app = e();
+        app.use(e.json({ strict: false }));
+        const { webhooks, errors } = recordingReceiver();
+        app.use(mount(webhooks));
+        for (const body of ['"text"', '"{\\"trigger\\":\\"message_sent\\",\\"data\\":{}}"', '"é"']) {
+          const response = await supertest(app).post('/webhooks').set(json).send(body);
+          expect(response.status, body).toBe(400);
+        }
+        await settle();
+        expect(errors.map((error) => [error.code, error.rawBody])).toEqual([
+          ['invalid_envelope', '"text"'],
+          ['invalid_envelope', '"{\\"trigger\\":\\"message_sent\\",\\"data\\":{}}"'],
+          ['invalid_envelope', '"é"'],
+        ]);
+      });
+
+      it('still takes text a text parser kept for JSON as the body itself, quotes and all', async () => {
+        const app = e();
+        app.use(e.text({ type: 'application/json' }));
+        const { webhooks, errors } = recordingReceiver();
+        app.use(mount(webhooks));
+        const response = await supertest(app).post('/webhooks').set(json).send('"text"');
+        expect(response.status).toBe(400);
+        await settle();
+        expect(errors.map((error) => [error.code, error.rawBody])).toEqual([['invalid_envelope', '"text"']]);
+      });
     });
   }
 }
