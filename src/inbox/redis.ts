@@ -12,7 +12,13 @@
  * A crash between 1 and 2 leaves a marker that expires within 5 s (before the platform's first retry, after
  * 10 s) and no 200 was sent. A crash between 2 and 3 leaves a stored job: a retry adds nothing new while it
  * exists. A repeat that finds `pending` waits for the owner's outcome and is never answered 200 before the
- * owner's job is stored. The writes of one turn go together: one pipeline per step, one `addBulk`.
+ * owner's job is stored.
+ * The writes of one turn go in two round trips: step 1 for every put (one script call), then steps 2 and 3
+ * for the owned ones in one MULTI: the adds, then a script that marks `stored` only the keys whose job
+ * exists. Redis runs the MULTI without other clients' commands in between, so "the job exists" there means
+ * this add (or an earlier one) stored it, not that a worker has not removed it yet; an add that failed
+ * inside the MULTI (a script error) leaves no job and so no `stored` mark, and its key is freed as in step 2's
+ * failure. The 200 still comes only after EXEC replied.
  *
  * Finished jobs are removed at once (their bodies would fill a `noeviction` Redis: 24 h at 100 events/s is
  * 8.6 million bodies); the marker alone remembers the key, about 100 bytes each (see README "Redis").
@@ -27,7 +33,7 @@
  * `everysec` (Redis's default) may lose the last second of acknowledged events on a power cut or a kill of
  * Redis itself; and `maxmemory-policy noeviction`, or Redis may evict jobs and markers under memory pressure.
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Job, Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { sha256Base64 } from '#platform';
 import {
@@ -68,6 +74,29 @@ const PENDING_MARK_MS = 5000;
 const PENDING_WAIT_MS = 1500;
 const RECENT_DONE = 1000;
 
+/**
+ * Step 1 for a whole turn in one command: a pipeline of one SET per put cost the receiver a command object,
+ * an encoding and a reply each. `false` (no previous value) is returned as 0: a nil would end Lua's array.
+ */
+const MARK_PENDING = {
+  name: 'chatWebhooksMarkPending',
+  lua: `local previous = {}
+for i = 1, #KEYS do
+  previous[i] = redis.pcall('SET', KEYS[i], 'pending', 'PX', ARGV[1], 'NX', 'GET') or 0
+end
+return previous`,
+};
+/** Step 3, run in the MULTI after the adds: KEYS are marker, job key pairs; ARGV[1] the window. */
+const MARK_STORED = {
+  name: 'chatWebhooksMarkStored',
+  lua: `for i = 1, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i + 1]) == 1 then
+    redis.call('SET', KEYS[i], 'stored', 'PX', ARGV[1], 'XX')
+  end
+end
+return 0`,
+};
+
 /** The event is not stored beside its raw body (src/inbox/stored-event.ts). */
 interface JobData {
   key: string;
@@ -83,10 +112,14 @@ function eventOf(data: JobData): InboxClaim['event'] {
 }
 
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
+/** A put whose key this process owns (step 1 found no marker). */
+type Owned = { put: Put; hash: string; marker: string };
+/** The scripts defined on the connection (ioredis `defineCommand`); a key's previous mark, 0 if none. */
+type Scripts = { [name: string]: (...args: (string | number)[]) => Promise<(string | 0 | Error)[]> };
 
 /** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
 const hashOf = (key: string): string => sha256Base64(key);
-const jobIdOf = (key: string): string => `k_${hashOf(key)}`;
+const jobIdOf = (hash: string): string => `k_${hash}`;
 
 function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
   const { url, connection } = options;
@@ -135,6 +168,8 @@ class RedisInbox implements Inbox {
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 50;
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
+    // Without numberOfKeys, the first argument says how many keys follow: a turn marks any number.
+    for (const { name, lua } of [MARK_PENDING, MARK_STORED]) redis.defineCommand(name, { lua });
     // Without a listener BullMQ prints every connection error with its stack on the console; the commands
     // that fail reject, and that is where an error is reported.
     this.#queue.on('error', () => undefined);
@@ -237,7 +272,7 @@ class RedisInbox implements Inbox {
 
   async retry(keys?: readonly string[]): Promise<number> {
     const jobs = keys
-      ? await Promise.all(keys.map((key) => this.#queue.getJob(jobIdOf(key))))
+      ? await Promise.all(keys.map((key) => this.#queue.getJob(jobIdOf(hashOf(key)))))
       : await this.#jobsIn('dead', Number.MAX_SAFE_INTEGER);
     let count = 0;
     for (const job of jobs) {
@@ -260,7 +295,7 @@ class RedisInbox implements Inbox {
     let count = 0;
     for (const job of await this.#jobsIn(state, Number.MAX_SAFE_INTEGER)) {
       await job.remove();
-      await this.#redis.del(keys.marker(job.data.key));
+      await this.#redis.del(keys.marker(hashOf(job.data.key)));
       count += 1;
     }
     return count;
@@ -278,7 +313,7 @@ class RedisInbox implements Inbox {
   #keys() {
     const base = `${this.#prefix}:${QUEUE}`;
     return {
-      marker: (key: string) => `${base}:seen:${hashOf(key)}`,
+      marker: (hash: string) => `${base}:seen:${hash}`,
       markerPattern: `${base}:seen:*`,
       job: (jobId: string) => `${base}:${jobId}`,
       doneCount: `${base}:stats:done`,
@@ -298,46 +333,65 @@ class RedisInbox implements Inbox {
     });
   }
 
-  /** One turn's puts: mark (SET NX GET), add the new ones (addBulk), mark them stored. See the top of this file. */
+  /** One turn's puts: mark them pending, add the new ones and mark those stored. See the top of this file. */
   async #commit(puts: Put[]): Promise<void> {
     const { marker } = this.#keys();
-    const marking = this.#redis.pipeline();
-    for (const { entry } of puts) marking.set(marker(entry.key), 'pending', 'PX', PENDING_MARK_MS, 'NX', 'GET');
-    const marks = (await marking.exec()) ?? [];
-    const owned: Put[] = [];
+    // One hash per put: the marker and the job id both derive from it.
+    const hashes = puts.map(({ entry }) => hashOf(entry.key));
+    const markers = hashes.map(marker);
+    const marks = await (this.#redis as unknown as Scripts)[MARK_PENDING.name]!(markers.length, ...markers, PENDING_MARK_MS);
+    const owned: Owned[] = [];
     puts.forEach((put, index) => {
-      const [error, previous] = marks[index] ?? [new Error('no reply')];
-      if (error) put.reject(error);
-      else if (previous === null) owned.push(put);
+      const previous = marks[index];
+      if (previous instanceof Error) put.reject(previous);
+      else if (previous === 0) owned.push({ put, hash: hashes[index]!, marker: markers[index]! });
       else if (previous === 'stored') put.resolve('duplicate');
       else void this.#settleAfterOwner(put);
     });
     if (owned.length > 0) await this.#store(owned);
   }
 
-  async #store(owned: Put[]): Promise<void> {
-    const { marker } = this.#keys();
+  async #store(owned: Owned[]): Promise<void> {
+    const { job: jobKey } = this.#keys();
+    let replies: [Error | null, unknown][];
     try {
-      await this.#queue.addBulk(owned.map(({ entry }) => jobOf(entry)));
+      const transaction = (await this.#queue.getBackend().client).multi();
+      // Ordinary BullMQ jobs, added through Job#addJob so that they share the MULTI with the marks below.
+      for (const { put, hash } of owned) void this.#jobOf(put.entry, hash).addJob(transaction);
+      const pairs = owned.flatMap(({ hash, marker }) => [marker, jobKey(jobIdOf(hash))]);
+      transaction.runCommand(MARK_STORED.name, [pairs.length, ...pairs, this.#windowMs]);
+      replies = (await transaction.exec()) ?? [];
     } catch (error) {
-      // Nothing stored: free the keys so the platform's retry is taken.
-      const unmark = this.#redis.pipeline();
-      for (const { entry } of owned) unmark.del(marker(entry.key));
-      await unmark.exec().catch(() => undefined);
-      for (const put of owned) put.reject(error);
-      return;
+      return this.#release(owned, error);
     }
-    const marking = this.#redis.pipeline();
-    for (const { entry } of owned) marking.set(marker(entry.key), 'stored', 'PX', this.#windowMs, 'XX');
-    // The jobs are stored either way; a lost `stored` mark only shortens the window to 5 s.
-    await marking.exec().catch(() => undefined);
-    for (const put of owned) put.resolve('stored');
+    // A lost `stored` mark (the last reply) only shortens the window to 5 s: the jobs are stored either way.
+    const failed: Owned[] = [];
+    owned.forEach((one, index) => {
+      const error = replies[index]?.[0] ?? (replies[index] ? null : new Error('no reply'));
+      if (error) failed.push(one);
+      else one.put.resolve('stored');
+    });
+    if (failed.length > 0) await this.#release(failed, replies[owned.indexOf(failed[0]!)]?.[0]);
+  }
+
+  /** Nothing stored for these: free their keys so that the platform's retry is taken. */
+  async #release(owned: Owned[], error: unknown): Promise<void> {
+    const unmark = this.#redis.pipeline();
+    for (const { marker } of owned) unmark.del(marker);
+    await unmark.exec().catch(() => undefined);
+    for (const { put } of owned) put.reject(error ?? new Error('The event was not stored.'));
+  }
+
+  #jobOf(entry: InboxEntry, hash: string): Job<JobData> {
+    const { key, trigger, rawBody, receivedAt } = entry;
+    const opts = { jobId: jobIdOf(hash), removeOnComplete: true, removeOnFail: false, attempts: 1 };
+    return new Job<JobData>(this.#queue, trigger, { key, trigger, rawBody, receivedAt }, opts, opts.jobId);
   }
 
   /** A repeat whose first put is in flight: a duplicate once that one is stored, a new put if it gave up. */
   async #settleAfterOwner(put: Put): Promise<void> {
     const deadline = Date.now() + PENDING_WAIT_MS;
-    const marker = this.#keys().marker(put.entry.key);
+    const marker = this.#keys().marker(hashOf(put.entry.key));
     try {
       while (Date.now() < deadline) {
         await pause(20);
@@ -394,21 +448,12 @@ class RedisInbox implements Inbox {
       cursor = next;
       if (found.length === 0) continue;
       const checks = this.#redis.pipeline();
-      for (const marker of found) checks.exists(keys.job(`k_${marker.slice(marker.lastIndexOf(':') + 1)}`));
+      for (const marker of found) checks.exists(keys.job(jobIdOf(marker.slice(marker.lastIndexOf(':') + 1))));
       const exists = (await checks.exec()) ?? [];
       const stale = found.filter((_, index) => exists[index]?.[1] === 0);
       if (stale.length > 0) await this.#redis.del(...stale);
     } while (cursor !== '0');
   }
-}
-
-function jobOf(entry: InboxEntry) {
-  const { key, trigger, rawBody, receivedAt } = entry;
-  return {
-    name: trigger,
-    data: { key, trigger, rawBody, receivedAt },
-    opts: { jobId: jobIdOf(key), removeOnComplete: true, removeOnFail: false, attempts: 1 },
-  };
 }
 
 function listingOf(job: Job<JobData>, state: InboxState): InboxListing {
