@@ -33,7 +33,7 @@
  * `everysec` (Redis's default) may lose the last second of acknowledged events on a power cut or a kill of
  * Redis itself; and `maxmemory-policy noeviction`, or Redis may evict jobs and markers under memory pressure.
  */
-import { Job, Queue, Worker } from 'bullmq';
+import { Job, Queue, Worker, type RedisClient } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { sha256Base64 } from '#platform';
 import {
@@ -114,8 +114,7 @@ function eventOf(data: JobData): InboxClaim['event'] {
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
 /** A put whose key this process owns (step 1 found no marker). */
 type Owned = { put: Put; hash: string; marker: string };
-/** The scripts defined on the connection (ioredis `defineCommand`); a key's previous mark, 0 if none. */
-type Scripts = { [name: string]: (...args: (string | number)[]) => Promise<(string | 0 | Error)[]> };
+type RedisTransaction = ReturnType<RedisClient['pipeline']> & { multi(): unknown };
 
 /** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
 const hashOf = (key: string): string => sha256Base64(key);
@@ -155,7 +154,13 @@ class RedisInbox implements Inbox {
   #claiming: Promise<unknown> = Promise.resolve();
   /** Set when a fetch found no job; a put of this process or a successful fetch clears it. */
   #drained = false;
+  /** New puts, for step 1 at the next flush. */
   #batch: Put[] = [];
+  /** Puts whose key step 1 found free, for steps 2 and 3 at the next flush. */
+  #owned: Owned[] = [];
+  #flushing = false;
+  /** BullMQ's view of the connection: its pipelines can add jobs (Job#addJob). */
+  readonly #client: Promise<RedisClient>;
   #doneRecords: string[] = [];
   #doneWrite: Promise<unknown> | undefined;
   #closed = false;
@@ -170,6 +175,8 @@ class RedisInbox implements Inbox {
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
     // Without numberOfKeys, the first argument says how many keys follow: a turn marks any number.
     for (const { name, lua } of [MARK_PENDING, MARK_STORED]) redis.defineCommand(name, { lua });
+    this.#client = this.#queue.getBackend().client;
+    this.#client.catch(() => undefined);
     // Without a listener BullMQ prints every connection error with its stack on the console; the commands
     // that fail reject, and that is where an error is reported.
     this.#queue.on('error', () => undefined);
@@ -313,7 +320,7 @@ class RedisInbox implements Inbox {
   #keys() {
     const base = `${this.#prefix}:${QUEUE}`;
     return {
-      marker: (hash: string) => `${base}:seen:${hash}`,
+      marker: (hash: string): string => `${base}:seen:${hash}`,
       markerPattern: `${base}:seen:*`,
       job: (jobId: string) => `${base}:${jobId}`,
       doneCount: `${base}:stats:done`,
@@ -323,55 +330,89 @@ class RedisInbox implements Inbox {
 
   #enqueue(put: Put): void {
     this.#drained = false;
-    if (this.#batch.push(put) !== 1) return;
+    this.#batch.push(put);
+    this.#scheduleFlush();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushing) return;
+    this.#flushing = true;
     setImmediate(() => {
+      this.#flushing = false;
       const puts = this.#batch;
+      const owned = this.#owned;
       this.#batch = [];
-      this.#commit(puts).catch((error) => {
+      this.#owned = [];
+      this.#flush(puts, owned).catch((error) => {
         for (const p of puts) p.reject(error);
       });
     });
   }
 
-  /** One turn's puts: mark them pending, add the new ones and mark those stored. See the top of this file. */
-  async #commit(puts: Put[]): Promise<void> {
-    const { marker } = this.#keys();
-    // One hash per put: the marker and the job id both derive from it.
+  /**
+   * One write per turn: steps 2 and 3 (one MULTI) for the keys owned since the last turn, then step 1 for the
+   * turn's new puts; the keys step 1 finds free are stored at the next turn. Each put still sees its steps
+   * in order, and its 200 comes only after its EXEC replied: only the writes of different puts share a trip.
+   */
+  async #flush(puts: Put[], owned: Owned[]): Promise<void> {
     const hashes = puts.map(({ entry }) => hashOf(entry.key));
-    const markers = hashes.map(marker);
-    const marks = await (this.#redis as unknown as Scripts)[MARK_PENDING.name]!(markers.length, ...markers, PENDING_MARK_MS);
-    const owned: Owned[] = [];
+    const markers = hashes.map(this.#keys().marker);
+    let replies: [Error | null, unknown][];
+    try {
+      const pipeline = (await this.#client).pipeline() as RedisTransaction;
+      if (owned.length > 0) this.#addStore(pipeline, owned);
+      if (puts.length > 0) pipeline.runCommand(MARK_PENDING.name, [markers.length, ...markers, PENDING_MARK_MS]);
+      replies = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      await this.#release(owned, error);
+      throw error;
+    }
+    // The MULTI's replies: OK, one QUEUED per command, then EXEC's: the commands' own replies, errors as values.
+    const [execError, results] = replies[owned.length + 2] ?? [new Error('no reply')];
+    if (owned.length > 0) await this.#settleStored(owned, execError, results as unknown[] | undefined);
+    if (puts.length === 0) return;
+    const [markError, marks] = replies[replies.length - 1] ?? [new Error('no reply')];
+    if (markError) throw markError;
+    this.#settleMarks(puts, hashes, markers, marks as (string | 0 | Error)[]);
+  }
+
+  /** Step 1's outcome: the free keys are this process's to store (at the next turn). */
+  #settleMarks(puts: Put[], hashes: string[], markers: string[], marks: (string | 0 | Error)[]): void {
     puts.forEach((put, index) => {
       const previous = marks[index];
       if (previous instanceof Error) put.reject(previous);
-      else if (previous === 0) owned.push({ put, hash: hashes[index]!, marker: markers[index]! });
+      else if (previous === 0) this.#owned.push({ put, hash: hashes[index]!, marker: markers[index]! });
       else if (previous === 'stored') put.resolve('duplicate');
       else void this.#settleAfterOwner(put);
     });
-    if (owned.length > 0) await this.#store(owned);
+    if (this.#owned.length > 0) this.#scheduleFlush();
   }
 
-  async #store(owned: Owned[]): Promise<void> {
+  /** Steps 2 and 3 in one MULTI: the jobs (ordinary BullMQ jobs, Job#addJob), then the conditional marks. */
+  #addStore(pipeline: RedisTransaction, owned: Owned[]): void {
     const { job: jobKey } = this.#keys();
-    let replies: [Error | null, unknown][];
-    try {
-      const transaction = (await this.#queue.getBackend().client).multi();
-      // Ordinary BullMQ jobs, added through Job#addJob so that they share the MULTI with the marks below.
-      for (const { put, hash } of owned) void this.#jobOf(put.entry, hash).addJob(transaction);
-      const pairs = owned.flatMap(({ hash, marker }) => [marker, jobKey(jobIdOf(hash))]);
-      transaction.runCommand(MARK_STORED.name, [pairs.length, ...pairs, this.#windowMs]);
-      replies = (await transaction.exec()) ?? [];
-    } catch (error) {
-      return this.#release(owned, error);
-    }
-    // A lost `stored` mark (the last reply) only shortens the window to 5 s: the jobs are stored either way.
+    pipeline.multi();
+    for (const { put, hash } of owned) void this.#jobOf(put.entry, hash).addJob(pipeline);
+    const pairs = owned.flatMap(({ hash, marker }) => [marker, jobKey(jobIdOf(hash))]);
+    pipeline.runCommand(MARK_STORED.name, [pairs.length, ...pairs, this.#windowMs]);
+    // Inside a pipeline, ioredis's exec() closes the MULTI (queues EXEC); the pipeline's own exec() sends it all.
+    void pipeline.exec();
+  }
+
+  /** A lost `stored` mark (the last reply) only shortens the window to 5 s: the jobs are stored either way. */
+  async #settleStored(owned: Owned[], execError: Error | null, results: unknown[] | undefined): Promise<void> {
+    if (execError || !results) return this.#release(owned, execError);
     const failed: Owned[] = [];
+    let failure: unknown;
     owned.forEach((one, index) => {
-      const error = replies[index]?.[0] ?? (replies[index] ? null : new Error('no reply'));
-      if (error) failed.push(one);
-      else one.put.resolve('stored');
+      const result = results[index];
+      const error = result === undefined ? new Error('no reply') : result instanceof Error ? result : null;
+      if (error) {
+        failed.push(one);
+        failure ??= error;
+      } else one.put.resolve('stored');
     });
-    if (failed.length > 0) await this.#release(failed, replies[owned.indexOf(failed[0]!)]?.[0]);
+    if (failed.length > 0) await this.#release(failed, failure);
   }
 
   /** Nothing stored for these: free their keys so that the platform's retry is taken. */

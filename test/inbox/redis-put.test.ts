@@ -59,10 +59,14 @@ describe('redisInbox put', () => {
       // BullMQ's add script starts with INCR of the queue's id key: a value that is not a number fails the add
       // (a script error inside the MULTI, which Redis does not roll back) and leaves no job.
       await client.set(`${prefix}:inbox:id`, 'not a number');
-      // The owner frees a failed key with a pipeline of DEL; a crash (or a lost connection) before it reaches
-      // Redis is simulated by a pipeline that never runs.
+      // The owner frees a failed key with DEL; a crash (or a lost connection) before that reaches Redis is
+      // simulated by pipelines that drop their DELs.
       const pipeline = connection.pipeline.bind(connection);
-      connection.pipeline = (() => ({ del() {}, exec: () => Promise.reject(new Error('crashed')) })) as never;
+      connection.pipeline = ((...args: Parameters<typeof pipeline>) => {
+        const real = pipeline(...args);
+        real.del = () => real;
+        return real;
+      }) as typeof pipeline;
       const lost = entry();
       await expect(inbox.put(lost)).rejects.toThrow();
       connection.pipeline = pipeline;
