@@ -12,7 +12,16 @@
  * A crash between 1 and 2 leaves a marker that expires within 5 s (before the platform's first retry, after
  * 10 s) and no 200 was sent. A crash between 2 and 3 leaves a stored job: a retry adds nothing new while it
  * exists. A repeat that finds `pending` waits for the owner's outcome and is never answered 200 before the
- * owner's job is stored. The writes of one turn go together: one pipeline per step, one `addBulk`.
+ * owner's job is stored.
+ * A put takes two round trips: step 1 (one script call for all of a turn's new puts), then steps 2 and 3 in
+ * one MULTI: the adds, then a script that marks `stored` only the keys whose job exists. Redis runs a MULTI
+ * without other clients' commands in between, so "the job exists" there means this add (or an earlier one)
+ * stored it, not that a worker has not removed it yet; an add that failed inside the MULTI (a script error,
+ * which Redis does not roll back) leaves no job and so no `stored` mark, and its key is freed. The 200 comes
+ * only after EXEC replied. Each turn sends one pipeline: the MULTI for the keys owned since the last turn,
+ * then step 1 for the turn's new puts (different puts' steps share the write; a put's own steps never do).
+ * Receiver CPU per put went mostly to ioredis pipelines (each copies BullMQ's ~64 scripts onto itself, about
+ * 60 µs) and BullMQ's `addBulk`: three pipelines a turn became one, and `addBulk` became `Job#addJob`.
  *
  * Finished jobs are removed at once (their bodies would fill a `noeviction` Redis: 24 h at 100 events/s is
  * 8.6 million bodies); the marker alone remembers the key, about 100 bytes each (see README "Redis").
@@ -27,7 +36,7 @@
  * `everysec` (Redis's default) may lose the last second of acknowledged events on a power cut or a kill of
  * Redis itself; and `maxmemory-policy noeviction`, or Redis may evict jobs and markers under memory pressure.
  */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Job, Queue, Worker, type RedisClient } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { sha256Base64 } from '#platform';
 import {
@@ -68,6 +77,29 @@ const PENDING_MARK_MS = 5000;
 const PENDING_WAIT_MS = 1500;
 const RECENT_DONE = 1000;
 
+/**
+ * Step 1 for a whole turn in one command: a pipeline of one SET per put cost the receiver a command object,
+ * an encoding and a reply each. `false` (no previous value) is returned as 0: a nil would end Lua's array.
+ */
+const MARK_PENDING = {
+  name: 'chatWebhooksMarkPending',
+  lua: `local previous = {}
+for i = 1, #KEYS do
+  previous[i] = redis.pcall('SET', KEYS[i], 'pending', 'PX', ARGV[1], 'NX', 'GET') or 0
+end
+return previous`,
+};
+/** Step 3, run in the MULTI after the adds: KEYS are marker, job key pairs; ARGV[1] the window. */
+const MARK_STORED = {
+  name: 'chatWebhooksMarkStored',
+  lua: `for i = 1, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i + 1]) == 1 then
+    redis.call('SET', KEYS[i], 'stored', 'PX', ARGV[1], 'XX')
+  end
+end
+return 0`,
+};
+
 /** The event is not stored beside its raw body (src/inbox/stored-event.ts). */
 interface JobData {
   key: string;
@@ -83,10 +115,13 @@ function eventOf(data: JobData): InboxClaim['event'] {
 }
 
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
+/** A put whose key this process owns (step 1 found no marker). */
+type Owned = { put: Put; hash: string; marker: string };
+type RedisTransaction = ReturnType<RedisClient['pipeline']> & { multi(): unknown };
 
 /** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
 const hashOf = (key: string): string => sha256Base64(key);
-const jobIdOf = (key: string): string => `k_${hashOf(key)}`;
+const jobIdOf = (hash: string): string => `k_${hash}`;
 
 function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
   const { url, connection } = options;
@@ -122,7 +157,13 @@ class RedisInbox implements Inbox {
   #claiming: Promise<unknown> = Promise.resolve();
   /** Set when a fetch found no job; a put of this process or a successful fetch clears it. */
   #drained = false;
+  /** New puts, for step 1 at the next flush. */
   #batch: Put[] = [];
+  /** Puts whose key step 1 found free, for steps 2 and 3 at the next flush. */
+  #owned: Owned[] = [];
+  #flushing = false;
+  /** BullMQ's view of the connection: its pipelines can add jobs (Job#addJob). */
+  readonly #client: Promise<RedisClient>;
   #doneRecords: string[] = [];
   #doneWrite: Promise<unknown> | undefined;
   #closed = false;
@@ -135,6 +176,10 @@ class RedisInbox implements Inbox {
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 50;
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
+    // Without numberOfKeys, the first argument says how many keys follow: a turn marks any number.
+    for (const { name, lua } of [MARK_PENDING, MARK_STORED]) redis.defineCommand(name, { lua });
+    this.#client = this.#queue.getBackend().client;
+    this.#client.catch(() => undefined);
     // Without a listener BullMQ prints every connection error with its stack on the console; the commands
     // that fail reject, and that is where an error is reported.
     this.#queue.on('error', () => undefined);
@@ -237,7 +282,7 @@ class RedisInbox implements Inbox {
 
   async retry(keys?: readonly string[]): Promise<number> {
     const jobs = keys
-      ? await Promise.all(keys.map((key) => this.#queue.getJob(jobIdOf(key))))
+      ? await Promise.all(keys.map((key) => this.#queue.getJob(jobIdOf(hashOf(key)))))
       : await this.#jobsIn('dead', Number.MAX_SAFE_INTEGER);
     let count = 0;
     for (const job of jobs) {
@@ -260,7 +305,7 @@ class RedisInbox implements Inbox {
     let count = 0;
     for (const job of await this.#jobsIn(state, Number.MAX_SAFE_INTEGER)) {
       await job.remove();
-      await this.#redis.del(keys.marker(job.data.key));
+      await this.#redis.del(keys.marker(hashOf(job.data.key)));
       count += 1;
     }
     return count;
@@ -278,7 +323,7 @@ class RedisInbox implements Inbox {
   #keys() {
     const base = `${this.#prefix}:${QUEUE}`;
     return {
-      marker: (key: string) => `${base}:seen:${hashOf(key)}`,
+      marker: (hash: string): string => `${base}:seen:${hash}`,
       markerPattern: `${base}:seen:*`,
       job: (jobId: string) => `${base}:${jobId}`,
       doneCount: `${base}:stats:done`,
@@ -288,56 +333,109 @@ class RedisInbox implements Inbox {
 
   #enqueue(put: Put): void {
     this.#drained = false;
-    if (this.#batch.push(put) !== 1) return;
+    this.#batch.push(put);
+    this.#scheduleFlush();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushing) return;
+    this.#flushing = true;
     setImmediate(() => {
+      this.#flushing = false;
       const puts = this.#batch;
+      const owned = this.#owned;
       this.#batch = [];
-      this.#commit(puts).catch((error) => {
+      this.#owned = [];
+      this.#flush(puts, owned).catch((error) => {
         for (const p of puts) p.reject(error);
       });
     });
   }
 
-  /** One turn's puts: mark (SET NX GET), add the new ones (addBulk), mark them stored. See the top of this file. */
-  async #commit(puts: Put[]): Promise<void> {
-    const { marker } = this.#keys();
-    const marking = this.#redis.pipeline();
-    for (const { entry } of puts) marking.set(marker(entry.key), 'pending', 'PX', PENDING_MARK_MS, 'NX', 'GET');
-    const marks = (await marking.exec()) ?? [];
-    const owned: Put[] = [];
+  /**
+   * One write per turn: steps 2 and 3 (one MULTI) for the keys owned since the last turn, then step 1 for the
+   * turn's new puts; the keys step 1 finds free are stored at the next turn. Each put still sees its steps
+   * in order, and its 200 comes only after its EXEC replied: only the writes of different puts share a trip.
+   */
+  async #flush(puts: Put[], owned: Owned[]): Promise<void> {
+    const hashes = puts.map(({ entry }) => hashOf(entry.key));
+    const markers = hashes.map(this.#keys().marker);
+    let replies: [Error | null, unknown][];
+    try {
+      const pipeline = (await this.#client).pipeline() as RedisTransaction;
+      if (owned.length > 0) this.#addStore(pipeline, owned);
+      if (puts.length > 0) pipeline.runCommand(MARK_PENDING.name, [markers.length, ...markers, PENDING_MARK_MS]);
+      replies = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      await this.#release(owned, error);
+      throw error;
+    }
+    // The MULTI's replies: OK, one QUEUED per command, then EXEC's: the commands' own replies, errors as values.
+    const [execError, results] = replies[owned.length + 2] ?? [new Error('no reply')];
+    if (owned.length > 0) await this.#settleStored(owned, execError, results as unknown[] | undefined);
+    if (puts.length === 0) return;
+    const [markError, marks] = replies[replies.length - 1] ?? [new Error('no reply')];
+    if (markError) throw markError;
+    this.#settleMarks(puts, hashes, markers, marks as (string | 0 | Error)[]);
+  }
+
+  /** Step 1's outcome: the free keys are this process's to store (at the next turn). */
+  #settleMarks(puts: Put[], hashes: string[], markers: string[], marks: (string | 0 | Error)[]): void {
     puts.forEach((put, index) => {
-      const [error, previous] = marks[index] ?? [new Error('no reply')];
-      if (error) put.reject(error);
-      else if (previous === null) owned.push(put);
+      const previous = marks[index] ?? new Error('no reply');
+      if (previous instanceof Error) put.reject(previous);
+      else if (previous === 0) this.#owned.push({ put, hash: hashes[index]!, marker: markers[index]! });
       else if (previous === 'stored') put.resolve('duplicate');
       else void this.#settleAfterOwner(put);
     });
-    if (owned.length > 0) await this.#store(owned);
+    if (this.#owned.length > 0) this.#scheduleFlush();
   }
 
-  async #store(owned: Put[]): Promise<void> {
-    const { marker } = this.#keys();
-    try {
-      await this.#queue.addBulk(owned.map(({ entry }) => jobOf(entry)));
-    } catch (error) {
-      // Nothing stored: free the keys so the platform's retry is taken.
-      const unmark = this.#redis.pipeline();
-      for (const { entry } of owned) unmark.del(marker(entry.key));
-      await unmark.exec().catch(() => undefined);
-      for (const put of owned) put.reject(error);
-      return;
-    }
-    const marking = this.#redis.pipeline();
-    for (const { entry } of owned) marking.set(marker(entry.key), 'stored', 'PX', this.#windowMs, 'XX');
-    // The jobs are stored either way; a lost `stored` mark only shortens the window to 5 s.
-    await marking.exec().catch(() => undefined);
-    for (const put of owned) put.resolve('stored');
+  /** Steps 2 and 3 in one MULTI: the jobs (ordinary BullMQ jobs, Job#addJob), then the conditional marks. */
+  #addStore(pipeline: RedisTransaction, owned: Owned[]): void {
+    const { job: jobKey } = this.#keys();
+    pipeline.multi();
+    for (const { put, hash } of owned) void this.#jobOf(put.entry, hash).addJob(pipeline);
+    const pairs = owned.flatMap(({ hash, marker }) => [marker, jobKey(jobIdOf(hash))]);
+    pipeline.runCommand(MARK_STORED.name, [pairs.length, ...pairs, this.#windowMs]);
+    // Inside a pipeline, ioredis's exec() closes the MULTI (queues EXEC); the pipeline's own exec() sends it all.
+    void pipeline.exec();
+  }
+
+  /** A lost `stored` mark (the last reply) only shortens the window to 5 s: the jobs are stored either way. */
+  async #settleStored(owned: Owned[], execError: Error | null, results: unknown[] | undefined): Promise<void> {
+    if (execError || !results) return this.#release(owned, execError);
+    const failed: Owned[] = [];
+    let failure: unknown;
+    owned.forEach((one, index) => {
+      const result = results[index];
+      const error = result === undefined ? new Error('no reply') : result instanceof Error ? result : null;
+      if (error) {
+        failed.push(one);
+        failure ??= error;
+      } else one.put.resolve('stored');
+    });
+    if (failed.length > 0) await this.#release(failed, failure);
+  }
+
+  /** Nothing stored for these: free their keys so that the platform's retry is taken. */
+  async #release(owned: Owned[], error: unknown): Promise<void> {
+    const unmark = this.#redis.pipeline();
+    for (const { marker } of owned) unmark.del(marker);
+    await unmark.exec().catch(() => undefined);
+    for (const { put } of owned) put.reject(error ?? new Error('The event was not stored.'));
+  }
+
+  #jobOf(entry: InboxEntry, hash: string): Job<JobData> {
+    const { key, trigger, rawBody, receivedAt } = entry;
+    const opts = { jobId: jobIdOf(hash), removeOnComplete: true, removeOnFail: false, attempts: 1 };
+    return new Job<JobData>(this.#queue, trigger, { key, trigger, rawBody, receivedAt }, opts, opts.jobId);
   }
 
   /** A repeat whose first put is in flight: a duplicate once that one is stored, a new put if it gave up. */
   async #settleAfterOwner(put: Put): Promise<void> {
     const deadline = Date.now() + PENDING_WAIT_MS;
-    const marker = this.#keys().marker(put.entry.key);
+    const marker = this.#keys().marker(hashOf(put.entry.key));
     try {
       while (Date.now() < deadline) {
         await pause(20);
@@ -394,21 +492,12 @@ class RedisInbox implements Inbox {
       cursor = next;
       if (found.length === 0) continue;
       const checks = this.#redis.pipeline();
-      for (const marker of found) checks.exists(keys.job(`k_${marker.slice(marker.lastIndexOf(':') + 1)}`));
+      for (const marker of found) checks.exists(keys.job(jobIdOf(marker.slice(marker.lastIndexOf(':') + 1))));
       const exists = (await checks.exec()) ?? [];
       const stale = found.filter((_, index) => exists[index]?.[1] === 0);
       if (stale.length > 0) await this.#redis.del(...stale);
     } while (cursor !== '0');
   }
-}
-
-function jobOf(entry: InboxEntry) {
-  const { key, trigger, rawBody, receivedAt } = entry;
-  return {
-    name: trigger,
-    data: { key, trigger, rawBody, receivedAt },
-    opts: { jobId: jobIdOf(key), removeOnComplete: true, removeOnFail: false, attempts: 1 },
-  };
 }
 
 function listingOf(job: Job<JobData>, state: InboxState): InboxListing {
