@@ -5,12 +5,14 @@
  *
  * Each receiver (bench/inbox-server.mjs: node:http, createWebhooks with the inbox and an in-process worker)
  * runs in its own process pinned to core 0, autocannon (bench/loadgen.mjs) on core 1; redis-server is started
- * here (AOF on, `appendfsync everysec`, noeviction) and is not pinned. Rounds are interleaved so that the
+ * here (AOF on, `appendfsync everysec`, noeviction) and pinned to core 1 beside autocannon, so that core 0 is
+ * the receiver's alone in every row, as it would be with Redis on its own machine (`REDIS_CORE=any` leaves it
+ * unpinned, free to run on the receiver's core; `REDIS_CORE=n` pins it to core n). Rounds are interleaved so that the
  * machine's drift hits every inbox alike; medians are reported. After the runs every receiver reports its
  * inbox's counts: for the durable inboxes, stored events must be at least the 200s sent (nothing
  * acknowledged before its commit). Writes bench/results/inboxes.md.
  * Besides acks, each run records the CPU time per acknowledgement of the receiver's process and of redis-server
- * (which is unpinned, so its work takes turns with both pinned processes).
+ * (whose work takes turns with autocannon's on core 1).
  * BENCH_QUICK=1: one round of 2 s. BENCH_SECONDS, BENCH_ROUNDS override.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -18,7 +20,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChild } from './lib/procs.mjs';
+import { canPin, startChild } from './lib/procs.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const config = {
@@ -47,12 +49,21 @@ function freePort() {
   });
 }
 
+/**
+ * The core redis-server runs on: the load generator's (1) by default, so that its work never lands on the
+ * receiver's core (unpinned, it did, and the receiver's socket writes seemed to cost 17 % of its time instead of
+ * 2 %); undefined (unpinned) with REDIS_CORE=any or where taskset cannot pin.
+ */
+function redisCore() {
+  const chosen = process.env.REDIS_CORE ?? '1';
+  return chosen === 'any' || !canPin() ? undefined : chosen;
+}
+
 async function startRedis() {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'];
   args.push('--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction');
-  // REDIS_CORE=n pins redis-server to core n (to see how much of its work landed on the receiver's core).
-  const [command, ...rest] = process.env.REDIS_CORE ? ['taskset', '-c', process.env.REDIS_CORE, 'redis-server', ...args] : ['redis-server', ...args];
+  const [command, ...rest] = redisCore() === undefined ? ['redis-server', ...args] : ['taskset', '-c', redisCore(), 'redis-server', ...args];
   const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -173,7 +184,7 @@ function render(rows, putCost) {
     '# Inboxes side by side (`npm run bench:inboxes`)',
     '',
     `node ${process.version}, ${config.connections} connections, ${config.rounds} interleaved rounds of ${config.seconds} s per inbox, medians.`,
-    'Each receiver: node:http + createWebhooks({ inbox }), pinned to one core; autocannon on the other; redis-server unpinned,',
+    `Each receiver: node:http + createWebhooks({ inbox }), pinned to one core; autocannon on the other; redis-server ${redisCore() === undefined ? 'unpinned' : `on core ${redisCore()}`},`,
     'AOF on (appendfsync everysec). A 200 is sent only after the commit. `receive`: `consume: false`, the deployment where',
     'workers run elsewhere (for Redis, the one the README shows). `consume`: the same process also runs the handlers (its',
     'in-process worker, 16 at a time). The targets are on acknowledgements per second, as issue 11 sets them. A receiver',
