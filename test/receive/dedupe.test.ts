@@ -150,6 +150,21 @@ describe('DedupeWindow against a plain reference', () => {
     expect(window.add('{"text":"naive"}', 0)).toBe(true);
   });
 
+  it('takes text and its UTF-8 bytes for the same delivery, whatever the length and wherever a character beyond ASCII is', () => {
+    for (const length of [1, 3, 4, 5, 511, 512, 513, 2000]) {
+      for (const odd of [undefined, 0, Math.floor(length / 2), length - 1]) {
+        const chars = Array.from({ length }, (_, i) => String.fromCharCode(32 + ((i * 7) % 95)));
+        if (odd !== undefined) chars[odd] = '\u00e9';
+        const text = chars.join('');
+        const window = new DedupeWindow();
+        expect(window.add(Buffer.from(text), 0), `${length}/${odd}`).toBe(true);
+        expect(window.add(text, 0), `${length}/${odd} as text`).toBe(false);
+        expect(window.add(`${text}!`, 0), `${length}/${odd} longer`).toBe(true);
+        expect(window.add(Buffer.from(`${text}!`), 0), `${length}/${odd} longer, as bytes`).toBe(false);
+      }
+    }
+  });
+
   it('tells apart long texts that differ only in their last character, whatever their length', () => {
     // Text up to 16 384 characters is encoded into a reused buffer of three bytes a character, longer text on
     // its own: a text cut to the buffer would be taken for any other with the same beginning.
