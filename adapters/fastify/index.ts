@@ -12,6 +12,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import { ConfigurationError, rejectUnknownOptions, WebhookError, type BodyReader, type Webhooks } from '../../src/receive/index.js';
+import { lingerIfClosing } from '../shared/lingering-close.js';
 import { nodeHeaders } from '../shared/node-request.js';
 import { nodeBodyReader } from '../shared/stream-reader.js';
 
@@ -45,6 +46,7 @@ export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async
     // Fastify runs no parser for GET, HEAD or an empty body: then there is nothing to read.
     const body = typeof request.body === 'function' ? (request.body as BodyReader) : undefined;
     webhooks.respond({ method: request.method, headers: nodeHeaders(request.raw), body }, (response) => {
+      lingerIfClosing(request.raw, response);
       reply.code(response.status).headers(response.headers).send(response.body);
     });
   });

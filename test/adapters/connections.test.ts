@@ -1,17 +1,20 @@
 /**
- * Sockets, through real servers: a sender trickling a body it is not allowed to send is answered and
- * disconnected at once, and a stalled body is cut off at the body deadline, so slow senders cannot pile up
- * open connections (file descriptors).
+ * Sockets, through real servers: a sender trickling a body it is not allowed to send is answered at once and
+ * disconnected within LINGER_MS, and a stalled body is cut off at the body deadline, so slow senders cannot
+ * pile up open connections (file descriptors). A sender that sends a refused body whole reads the refusal
+ * instead of a reset.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhooks, type WebhookError } from '../../src/index.js';
+import { LINGER_MS } from '../../adapters/shared/lingering-close.js';
 import { servers } from './servers.js';
 import { AUTH, PASSWORD, USER, fixture } from './status-table.js';
 
 /** Opens a socket, sends the head and part of a body, and records what comes back and when the server hangs up. */
-async function trickle(port: number, head: string, firstChunk: string) {
-  const socket: Socket = connect(port, '127.0.0.1');
+async function trickle(port: number, head: string, firstChunk: string, { halfOpen = false } = {}) {
+  // Half-open, the client keeps sending after the server's FIN, as a sender that ignores it would.
+  const socket: Socket = connect({ port, host: '127.0.0.1', allowHalfOpen: halfOpen });
   await new Promise((resolve) => socket.once('connect', resolve));
   let received = '';
   socket.on('data', (chunk) => (received += chunk.toString('latin1')));
@@ -28,6 +31,20 @@ async function trickle(port: number, head: string, firstChunk: string) {
       socket.destroy();
     },
   };
+}
+
+/** Sends the head and the whole body as fast as the socket takes it; records the answer and any socket error. */
+async function sendWhole(port: number, head: string, body: Buffer) {
+  const socket: Socket = connect(port, '127.0.0.1');
+  let received = '';
+  let error: NodeJS.ErrnoException | undefined;
+  socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+  socket.on('error', (cause) => (error = cause));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(head);
+  socket.end(body);
+  await closed;
+  return { received, error };
 }
 
 const head = (authorization: string, length: number) =>
@@ -51,6 +68,37 @@ for (const [name, start] of Object.entries(servers)) {
       expect(client.received()).toMatch(/^HTTP\/1\.1 401/);
       expect(client.received().toLowerCase()).toContain('connection: close');
       expect(closed).toBe(true);
+    });
+
+    it('a body over maxBodyBytes sent whole reads its 413: the rest is dropped before the socket closes, not reset', async () => {
+      const webhooks = createWebhooks({ auth: { username: USER, password: PASSWORD }, logger: {}, maxBodyBytes: 1024 });
+      const server = await start(webhooks);
+      cleanup.push(server.close);
+      // Larger than the kernel's socket buffers on both sides, so the sender is still writing when answered.
+      const body = Buffer.alloc(32 * 1024 * 1024, 0x20);
+      for (const declared of [true, false]) {
+        const start = declared
+          ? head(AUTH, body.length)
+          : head(AUTH, 0).replace('Content-Length: 0', 'Transfer-Encoding: chunked');
+        const sent = declared ? body : Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]);
+        const answer = await sendWhole(server.port, start, sent);
+        expect(answer.error?.code).toBeUndefined();
+        expect(answer.received).toMatch(/^HTTP\/1\.1 413/);
+        expect(answer.received.toLowerCase()).toContain('connection: close');
+      }
+    });
+
+    it(`a trickling refused body is cut off after LINGER_MS (${LINGER_MS} ms), its answer sent at once`, async () => {
+      const webhooks = createWebhooks({ auth: false, logger: {}, maxBodyBytes: 1024 });
+      const server = await start(webhooks);
+      cleanup.push(server.close);
+      const client = await trickle(server.port, head(AUTH, 100_000), '{"trigger":', { halfOpen: true });
+      cleanup.push(client.stop);
+      const started = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, LINGER_MS / 2));
+      expect(client.received()).toMatch(/^HTTP\/1\.1 413/);
+      await client.ended;
+      expect(Date.now() - started).toBeGreaterThanOrEqual(LINGER_MS * 0.8);
     });
 
     it('an authenticated body that stalls is answered 408 at bodyTimeoutMs and the socket closed', async () => {

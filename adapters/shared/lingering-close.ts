@@ -1,0 +1,36 @@
+/** Closing a node:http connection without resetting it under a sender that is still sending its body. */
+import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import type { WebhookResponse } from '../../src/receive/index.js';
+
+/** How long the rest of a refused body is read and dropped before the socket is closed regardless. */
+export const LINGER_MS = 500;
+
+/**
+ * Prepares `req`'s socket for a response that closes the connection (413, 401, 415, 408, 503) while its body
+ * is still arriving. Closed at once, the socket's unread bytes make the kernel send a reset, and most clients
+ * (undici's fetch among them) then report EPIPE or ECONNRESET instead of the response. Node closes such a
+ * connection through `socket.destroySoon()` once the response is written; this socket's copy first reads
+ * and drops the rest of the body, for at most LINGER_MS (a trickling sender is still cut off), then closes.
+ * The response itself is not delayed.
+ */
+export function lingerIfClosing(req: IncomingMessage, response: WebhookResponse): void {
+  if (req.complete || response.headers.connection !== 'close') return;
+  const socket = req.socket;
+  socket.destroySoon = function lingeringDestroySoon(this: Socket) {
+    const close = () => {
+      clearTimeout(timer);
+      req.off('end', close);
+      Socket.prototype.destroySoon.call(this);
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    this.end();
+    if (req.complete) return close();
+    this.once('close', () => clearTimeout(timer));
+    req.once('end', close);
+    // Node drops a body nobody reads, but not one our reader paused at the size limit: without a 'data'
+    // listener left, resuming drops it too.
+    req.resume();
+  };
+}
