@@ -7,15 +7,21 @@ import type { WebhookResponse } from '../../src/receive/index.js';
 export const LINGER_MS = 500;
 
 /**
- * Prepares `req`'s socket for a response that closes the connection (413, 401, 415, 408, 503) while its body
- * is still arriving. Closed at once, the socket's unread bytes make the kernel send a reset, and most clients
- * (undici's fetch among them) then report EPIPE or ECONNRESET instead of the response. Node closes such a
- * connection through `socket.destroySoon()` once the response is written; this socket's copy first reads
- * and drops the rest of the body, for at most LINGER_MS (a trickling sender is still cut off), then closes.
- * The response itself is not delayed.
+ * The refusals a sender acts on by changing its body or retrying later. An unauthenticated sender (401) and
+ * one too slow to send its body (408) are cut off at once: nothing more of theirs is read.
+ */
+const LINGERING_STATUSES = new Set([413, 415, 503]);
+
+/**
+ * Prepares `req`'s socket for a refusal that closes the connection while its body is still arriving. Closed
+ * at once, the socket's unread bytes make the kernel send a reset, and most clients (undici's fetch among
+ * them) then report EPIPE or ECONNRESET instead of the response. Node closes such a connection through
+ * `socket.destroySoon()` once the response is written; this socket's copy first reads and drops the rest of
+ * the body, for at most LINGER_MS (a trickling sender is still cut off), then closes. The response itself is
+ * not delayed.
  */
 export function lingerIfClosing(req: IncomingMessage, response: WebhookResponse): void {
-  if (req.complete || response.headers.connection !== 'close') return;
+  if (req.complete || !LINGERING_STATUSES.has(response.status) || response.headers.connection !== 'close') return;
   const socket = req.socket;
   socket.destroySoon = function lingeringDestroySoon(this: Socket) {
     const close = () => {

@@ -201,16 +201,13 @@ describe('express reading the stream itself', () => {
     expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
   });
 
-  it('reads nothing of an unauthenticated body before answering', async () => {
+  it('reads nothing of an unauthenticated body', async () => {
     const { webhooks } = recordingReceiver();
     let bytesRead = 0;
-    let readWhenAnswered: number | undefined;
     const app = express();
-    app.use((req, res, next) => {
+    app.use((req, _res, next) => {
       req.on('data', (chunk: Buffer) => (bytesRead += chunk.length));
       req.pause();
-      // Once answered, the rest is read and dropped so that the socket can close without a reset.
-      res.on('finish', () => (readWhenAnswered = bytesRead));
       next();
     });
     app.use(expressMiddleware(webhooks));
@@ -220,6 +217,6 @@ describe('express reading the stream itself', () => {
       body: fixture('message_sent'),
     });
     expect(response.status).toBe(401);
-    expect(readWhenAnswered).toBe(0);
+    expect(bytesRead).toBe(0);
   });
 });
