@@ -100,6 +100,18 @@ end
 return 0`,
 };
 
+/**
+ * Frees the keys of puts that were not stored, but only a key still `pending`: when EXEC ran and only its reply
+ * was lost, the key is `stored` with its job, and freeing it would let the platform's retry run the event twice.
+ */
+const RELEASE_PENDING = {
+  name: 'chatWebhooksReleasePending',
+  lua: `for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == 'pending' then redis.call('DEL', KEYS[i]) end
+end
+return 0`,
+};
+
 /** The event is not stored beside its raw body (src/inbox/stored-event.ts). */
 interface JobData {
   key: string;
@@ -177,7 +189,7 @@ class RedisInbox implements Inbox {
     this.#pollMs = options.pollMs ?? 50;
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
     // Without numberOfKeys, the first argument says how many keys follow: a turn marks any number.
-    for (const { name, lua } of [MARK_PENDING, MARK_STORED]) redis.defineCommand(name, { lua });
+    for (const { name, lua } of [MARK_PENDING, MARK_STORED, RELEASE_PENDING]) redis.defineCommand(name, { lua });
     this.#client = this.#queue.getBackend().client;
     this.#client.catch(() => undefined);
     // Without a listener BullMQ prints every connection error with its stack on the console; the commands
@@ -420,9 +432,9 @@ class RedisInbox implements Inbox {
 
   /** Nothing stored for these: free their keys so that the platform's retry is taken. */
   async #release(owned: Owned[], error: unknown): Promise<void> {
-    const unmark = this.#redis.pipeline();
-    for (const { marker } of owned) unmark.del(marker);
-    await unmark.exec().catch(() => undefined);
+    const commands = this.#redis as unknown as Record<string, (count: number, ...keys: string[]) => Promise<unknown>>;
+    const markers = owned.map(({ marker }) => marker);
+    await commands[RELEASE_PENDING.name]!(markers.length, ...markers).catch(() => undefined);
     for (const { put } of owned) put.reject(error ?? new Error('The event was not stored.'));
   }
 

@@ -5,30 +5,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createWebhooks, createWorker, type Inbox } from '../../src/index.js';
 import { redisInbox } from '../../src/inbox/redis.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { redisPerSuite } from '../support/redis-server.js';
 
 const auth = { username: 'platform', password: 's3cret' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const body = (id: number) => JSON.stringify(createTestEvent('message_sent', { data: { message: { id: String(id) } } }));
 
 const dir = mkdtempSync(join(tmpdir(), 'inbox-e2e-'));
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const redis = redisPerSuite();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const stores: Array<[string, () => Inbox]> = [
   ['sqlite', () => sqliteInbox({ path: join(dir, 'e2e.sqlite'), pollMs: 20 })],
-  ['redis', () => redisInbox({ url: redis.url, prefix: 'e2e', pollMs: 20 })],
+  ['redis', () => redisInbox({ url: redis.server.url, prefix: 'e2e', pollMs: 20 })],
 ];
 
 describe.each(stores)('%s: two receivers and a worker on one store', (_name, open) => {

@@ -2,11 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll } from 'vitest';
 import { memoryInbox } from '../../src/inbox/memory.js';
 import { redisInbox } from '../../src/inbox/redis.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { redisPerSuite } from '../support/redis-server.js';
 import { inboxContract } from './contract.js';
 
 let serial = 0;
@@ -25,14 +25,10 @@ inboxContract('sqliteInbox', {
   open: ({ windowMs, name } = {}) => sqliteInbox({ path: join(dir, `${name ?? `db-${++serial}`}.sqlite`), windowMs }),
 });
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(() => redis?.stop());
+const redis = redisPerSuite();
 inboxContract('redisInbox', {
   durable: true,
   // BullMQ's stalled checker runs every leaseMs/2 (at least 100 ms) and needs two passes to move a job back.
   leaseSlackMs: 1000,
-  open: ({ windowMs, name } = {}) => redisInbox({ url: redis.url, prefix: `t-${name ?? ++serial}`, windowMs, pollMs: 20 }),
+  open: ({ windowMs, name } = {}) => redisInbox({ url: redis.server.url, prefix: `t-${name ?? ++serial}`, windowMs, pollMs: 20 }),
 });

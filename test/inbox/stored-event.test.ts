@@ -7,23 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { InboxClaim, InboxEntry } from '../../src/inbox/port.js';
 import { redisInbox } from '../../src/inbox/redis.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
-import { startRedis, type RedisServer } from '../support/redis-server.js';
+import { redisPerSuite } from '../support/redis-server.js';
 
-let redis: RedisServer;
-let client: Redis;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = new Redis(redis.url);
-});
-afterAll(async () => {
-  await client?.quit();
-  await redis?.stop();
-});
+const redis = redisPerSuite();
 
 let serial = 0;
 const LEASE = { leaseMs: 30_000, waitMs: 0 };
@@ -34,14 +24,14 @@ function entryWithBody(rawBody: string, key = `k-${++serial}`): InboxEntry {
 }
 
 async function jobData(prefix: string): Promise<Record<string, unknown>> {
-  const [jobKey] = (await client.keys(`${prefix}:inbox:k_*`)).filter((key) => !key.endsWith(':lock'));
-  return JSON.parse((await client.hget(jobKey as string, 'data')) as string) as Record<string, unknown>;
+  const [jobKey] = (await redis.client.keys(`${prefix}:inbox:k_*`)).filter((key) => !key.endsWith(':lock'));
+  return JSON.parse((await redis.client.hget(jobKey as string, 'data')) as string) as Record<string, unknown>;
 }
 
 describe('redisInbox storage', () => {
   it('stores the raw body without the parsed event, and a claim parses it back (byte order mark and all)', async () => {
     const prefix = `s-${++serial}`;
-    const inbox = redisInbox({ url: redis.url, prefix });
+    const inbox = redisInbox({ url: redis.server.url, prefix });
     try {
       const rawBody = '\ufeff{ "trigger": "message_sent", "appId": "a", "data": { "message": { "id": "7", "text": "héllo" } } }';
       await inbox.put(entryWithBody(rawBody));
@@ -59,12 +49,12 @@ describe('redisInbox storage', () => {
 
   it('still hands out the event of a job stored with it (by an earlier version)', async () => {
     const prefix = `s-${++serial}`;
-    const inbox = redisInbox({ url: redis.url, prefix });
+    const inbox = redisInbox({ url: redis.server.url, prefix });
     try {
       await inbox.put(entryWithBody('{"trigger":"message_sent","data":{}}'));
-      const [jobKey] = (await client.keys(`${prefix}:inbox:k_*`)).filter((key) => !key.endsWith(':lock'));
+      const [jobKey] = (await redis.client.keys(`${prefix}:inbox:k_*`)).filter((key) => !key.endsWith(':lock'));
       const stored = { ...(await jobData(prefix)), event: { trigger: 'message_sent', data: { from: 'earlier' } } };
-      await client.hset(jobKey as string, 'data', JSON.stringify(stored));
+      await redis.client.hset(jobKey as string, 'data', JSON.stringify(stored));
       expect(((await inbox.claim(LEASE)) as InboxClaim).event).toEqual({ trigger: 'message_sent', data: { from: 'earlier' } });
     } finally {
       await inbox.close();
@@ -72,7 +62,7 @@ describe('redisInbox storage', () => {
   });
 
   it('refuses a put whose raw body is not JSON text (a body parser value that could not be serialized)', async () => {
-    const inbox = redisInbox({ url: redis.url, prefix: `s-${++serial}` });
+    const inbox = redisInbox({ url: redis.server.url, prefix: `s-${++serial}` });
     try {
       const event = { trigger: 'message_sent', data: {} } as InboxEntry['event'];
       const put = inbox.put({ key: 'x', trigger: 'message_sent', event, rawBody: '[object Object]', receivedAt: Date.now() });

@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface RedisServer {
   url: string;
@@ -63,6 +65,31 @@ export async function startRedis(extraArgs: string[] = []): Promise<RedisServer>
         await exited;
       }
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One Redis server for a whole test file, started before its tests and stopped after them, with a plain
+ * client made on first use (for the tests that look at Redis's keys behind the inbox).
+ */
+export function redisPerSuite(): { readonly server: RedisServer; readonly client: Redis } {
+  let server: RedisServer | undefined;
+  let client: Redis | undefined;
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterAll(async () => {
+    await client?.quit();
+    await server?.stop();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('The suite Redis starts in beforeAll: use it inside tests.');
+      return server;
+    },
+    get client() {
+      return (client ??= new Redis(this.server.url));
     },
   };
 }
