@@ -17,8 +17,9 @@
  * one MULTI: the adds, then a script that marks `stored` only the keys whose job exists. Redis runs a MULTI
  * without other clients' commands in between, so "the job exists" there means this add (or an earlier one)
  * stored it, not that a worker has not removed it yet; an add that failed inside the MULTI (a script error,
- * which Redis does not roll back) leaves no job and so no `stored` mark, and its key is freed. The 200 comes
- * only after EXEC replied. Each turn sends one pipeline: the MULTI for the keys owned since the last turn,
+ * which Redis does not roll back) leaves no job and so no `stored` mark, and its key is freed (only if still
+ * `pending`: when the EXEC ran and only its reply was lost, the key stays `stored`). The 200 comes only after
+ * EXEC replied. Each turn sends one pipeline: the MULTI for the keys owned since the last turn,
  * then step 1 for the turn's new puts (different puts' steps share the write; a put's own steps never do).
  * Receiver CPU per put went mostly to ioredis pipelines (each copies BullMQ's ~64 scripts onto itself, about
  * 60 µs) and BullMQ's `addBulk`: three pipelines a turn became one, and `addBulk` became `Job#addJob`.
