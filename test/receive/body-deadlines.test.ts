@@ -69,6 +69,22 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     expect(results).toEqual([TIMED_OUT]);
   });
 
+  it('a body watched just before a tick still gets its whole limit, and at most a tick more', async () => {
+    vi.useFakeTimers();
+    const deadlines = new BodyDeadlines(100);
+    const results: unknown[] = [];
+    void watched(deadlines, new Promise<string>(() => undefined)).then((value) => results.push(['first', value]));
+    await vi.advanceTimersByTimeAsync(9);
+    void watched(deadlines, new Promise<string>(() => undefined)).then((value) => results.push(['second', value]));
+    await vi.advanceTimersByTimeAsync(100);
+    expect(results).toEqual([['first', TIMED_OUT]]);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(results).toEqual([
+      ['first', TIMED_OUT],
+      ['second', TIMED_OUT],
+    ]);
+  });
+
   it('ticks at most every second for long limits and at least every 5 ms for short ones', async () => {
     vi.useFakeTimers();
     const long = new BodyDeadlines(20_000);
@@ -111,10 +127,11 @@ describe('BodyDeadlines: one coarse timer for every body still arriving', () => 
     }
     arrivals[1]?.('b body');
     arrivals[3]?.('d body');
-    await vi.advanceTimersByTimeAsync(1);
+    await vi.advanceTimersByTimeAsync(10);
     const e = watched(deadlines, new Promise<string>(() => undefined));
     void e.then((value) => results.push(['e', value]));
-    await vi.advanceTimersByTimeAsync(100);
+    // a and c came at 0 ms, e after the first tick: a tick (10 ms) of precision keeps them apart.
+    await vi.advanceTimersByTimeAsync(101);
     expect(results).toEqual([
       ['b', 'b body'],
       ['d', 'd body'],
