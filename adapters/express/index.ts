@@ -41,7 +41,6 @@ export type ExpressWebhookErrorHandler = (
 /** Pass it to `app.use`, `app.post`, `router.all`…: Express flattens the pair. */
 export type ExpressWebhookMiddleware = [ExpressWebhookHandler, ExpressWebhookErrorHandler];
 
-
 export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddlewareOptions = {}): ExpressWebhookMiddleware {
   rejectUnknownOptions('expressMiddleware', options, Object.keys({ path: true } satisfies Record<keyof ExpressMiddlewareOptions, true>));
   const { path } = options;
@@ -49,7 +48,7 @@ export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddleware
 
   const respond = (req: IncomingMessage, res: ServerResponse, next: ExpressNext, body: WebhookBody | BodyReader) =>
     webhooks
-        .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body })
+      .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body })
       .then((response) => sendNodeResponse(res, response), next);
 
   let warned = false;
