@@ -1,6 +1,7 @@
 /** Closing a node:http connection without resetting it under a sender that is still sending its body. */
 import type { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
+import { finished } from 'node:stream';
 import type { WebhookResponse } from '../../src/receive/index.js';
 
 /** How long the rest of a refused body is read and dropped before the socket is closed regardless. */
@@ -21,20 +22,22 @@ const LINGERING_STATUSES = new Set([413, 415, 503]);
  * not delayed.
  */
 export function lingerIfClosing(req: IncomingMessage, response: WebhookResponse): void {
+  // Node calls destroySoon() only for a response that closes the connection; the check keeps the copy off
+  // sockets that stay open (a 503 of a failed commit has no Connection: close).
+  // Stryker disable next-line ConditionalExpression: equivalent: on a socket kept open the copy runs only for a later request's closing answer, finds this body ended and closes as node would
   if (req.complete || !LINGERING_STATUSES.has(response.status) || response.headers.connection !== 'close') return;
   const socket = req.socket;
   socket.destroySoon = function lingeringDestroySoon(this: Socket) {
+    // Called again once the body ended or the timer fired, whichever comes second: a no-op by then.
     const close = () => {
       clearTimeout(timer);
-      req.off('end', close);
       Socket.prototype.destroySoon.call(this);
     };
     const timer = setTimeout(close, LINGER_MS);
     timer.unref();
     this.end();
-    if (req.complete) return close();
-    this.once('close', () => clearTimeout(timer));
-    req.once('end', close);
+    // Also called back at once for a body that ended meanwhile, and when the connection closes first.
+    finished(req, close);
     // Node drops a body nobody reads, but not one our reader paused at the size limit: without a 'data'
     // listener left, resuming drops it too.
     req.resume();

@@ -42,7 +42,8 @@ async function sendWhole(port: number, head: string, body: Buffer) {
   socket.on('error', (cause) => (error = cause));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.write(head);
-  socket.end(body);
+  // Not ended: like fetch, the sender waits for the answer with its side open.
+  socket.write(body);
   await closed;
   return { received, error };
 }
