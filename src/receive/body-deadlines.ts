@@ -3,8 +3,8 @@
  * serves every request still reading, instead of a timer per request (which cost a few µs of CPU each, on
  * the hot path): requests are linked in arrival order, which is also deadline order as they share one limit,
  * and each tick expires them from the front. A deadline is kept to within a tenth of the limit. Deadlines
- * are counted in the timer's ticks, not read from the clock: a clock read on every request cost more than
- * the rest of the bookkeeping.
+ * are counted in the timer's ticks rather than read from the clock, which spares every request a clock read
+ * (about 70 ns; intake's one read serves the duplicate window and the handlers).
  */
 import { BodyArrival } from './http.js';
 import type { WebhookBody } from './parse.js';
