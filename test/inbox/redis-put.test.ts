@@ -22,6 +22,18 @@ const RELEASE = 'chatWebhooksReleasePending';
 const markerOf = (prefix: string, key: string) => `${prefix}:inbox:seen:${sha256Base64(key)}`;
 const jobKeyOf = (prefix: string, key: string) => `${prefix}:inbox:k_${sha256Base64(key)}`;
 
+/** An inbox on a connection of its own, which a test may break; both are closed after `run`. */
+async function onOwnConnection(prefix: string, run: (connection: Redis, inbox: ReturnType<typeof redisInbox>) => Promise<void>) {
+  const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
+  const inbox = redisInbox({ connection, prefix });
+  try {
+    await run(connection, inbox);
+  } finally {
+    await inbox.close();
+    await connection.quit();
+  }
+}
+
 describe('redisInbox put', () => {
   it('a stored put leaves its job and a stored mark that lasts windowMs, in one turn for many puts', async () => {
     const prefix = `p-${++serial}`;
@@ -45,9 +57,7 @@ describe('redisInbox put', () => {
 
   it('an add that fails inside the MULTI is not answered stored and never leaves a stored mark, even if freeing its key fails', async () => {
     const prefix = `f-${++serial}`;
-    const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
-    const inbox = redisInbox({ connection, prefix });
-    try {
+    await onOwnConnection(prefix, async (connection, inbox) => {
       expect(await inbox.put(entry())).toBe('stored');
       // BullMQ's add script starts with INCR of the queue's id key: a value that is not a number fails the add
       // (a script error inside the MULTI, which Redis does not roll back) and leaves no job.
@@ -73,17 +83,12 @@ describe('redisInbox put', () => {
       expect(await inbox.put(freed)).toBe('stored');
       expect(await redis.client.get(markerOf(prefix, freed.key))).toBe('stored');
       expect((await inbox.list({ state: 'pending', limit: 10 })).map((e) => e.key)).toContain(freed.key);
-    } finally {
-      await inbox.close();
-      await connection.quit();
-    }
+    });
   });
 
   it('a MULTI that ran but whose reply was lost is rejected, and its stored key stays stored: the retry is a duplicate', async () => {
     const prefix = `l-${++serial}`;
-    const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
-    const inbox = redisInbox({ connection, prefix });
-    try {
+    await onOwnConnection(prefix, async (connection, inbox) => {
       // The pipeline holding the MULTI reaches Redis and runs; its caller hears of a lost connection instead.
       const pipeline = connection.pipeline.bind(connection);
       connection.pipeline = ((...args: Parameters<typeof pipeline>) => {
@@ -110,10 +115,7 @@ describe('redisInbox put', () => {
       expect(await redis.client.get(markerOf(prefix, first.key))).toBe('stored');
       expect(await inbox.put(first)).toBe('duplicate');
       expect((await inbox.stats()).pending).toBe(1);
-    } finally {
-      await inbox.close();
-      await connection.quit();
-    }
+    });
   });
 
   it('a key whose marking script fails is rejected alone; the other puts of the turn are stored', async () => {
