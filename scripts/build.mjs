@@ -18,23 +18,29 @@ compile('tsconfig.cjs.json');
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 // Files under dist/cjs/ are CommonJS whatever the package's "type" says.
 writeFileSync(new URL('dist/cjs/package.json', root), '{ "type": "commonjs" }\n');
-linkPlatform(new URL('dist/cjs/', root));
+fixCommonJs(new URL('dist/cjs/', root));
 
 /**
- * The CommonJS files' package scope is dist/cjs/package.json, where a package's `imports` would be ignored
- * (publint), so their `require("#platform")` is written as the relative path to Node's side: the CommonJS
- * build is what Node's `require` loads; bundlers for Workers and browsers take the ES modules.
+ * Two things tsc leaves as written in CommonJS output:
+ * - The CommonJS files' package scope is dist/cjs/package.json, where a package's `imports` would be ignored
+ *   (publint), so their `require("#platform")` is written as the relative path to Node's side: the CommonJS
+ *   build is what Node's `require` loads; bundlers for Workers and browsers take the ES modules.
+ * - `import.meta.url`, a syntax error in CommonJS, becomes the URL of the file's `__filename`.
  */
-function linkPlatform(dir) {
-  const target = new URL('src/platform/node.js', dir);
+function fixCommonJs(dir) {
+  const platform = new URL('src/platform/node.js', dir);
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.js')) continue;
     const file = join(entry.parentPath ?? entry.path, entry.name);
     const text = readFileSync(file, 'utf8');
-    if (!text.includes('require("#platform")')) continue;
-    let path = relative(dirname(file), fileURLToPath(target)).split(sep).join('/');
-    if (!path.startsWith('.')) path = `./${path}`;
-    writeFileSync(file, text.replaceAll('require("#platform")', `require(${JSON.stringify(path)})`));
+    let fixed = text.replaceAll('import.meta.url', 'require("node:url").pathToFileURL(__filename).href');
+    if (fixed.includes('require("#platform")')) {
+      let path = relative(dirname(file), fileURLToPath(platform)).split(sep).join('/');
+      if (!path.startsWith('.')) path = `./${path}`;
+      fixed = fixed.replaceAll('require("#platform")', `require(${JSON.stringify(path)})`);
+    }
+    if (fixed.includes('import.meta')) throw new Error(`${file}: import.meta other than import.meta.url has no CommonJS form here.`);
+    if (fixed !== text) writeFileSync(file, fixed);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Group commit: every write asked for during one turn of the event loop runs in one transaction, committed
  * once (one fsync for all), and each caller's promise settles only after that commit. A store gives it the
- * function that runs a transaction; the batch never answers anyone before that function returned. A write
+ * function that runs a transaction; the batch never answers anyone before that function returned, nor before
+ * the promise it may return (the commit reaching the disk, flushed off the event loop) resolved. A write
  * says whether it must reach the disk before its caller hears back (a put, answered 200 by the receiver) or
  * may be lost to a power cut without losing an event (a claim or a completion: the event is handed out
  * again); the transaction is told whether any write of the batch must.
@@ -14,16 +15,18 @@ interface Pending<T> {
   result?: { value: T } | { error: unknown };
 }
 
+type Transaction = (body: () => void, mustSync: boolean) => Promise<void> | void;
+
 export class WriteBatch {
   #queue: Pending<unknown>[] = [];
   #scheduled = false;
-  readonly #transaction: (body: () => void, mustSync: boolean) => void;
+  readonly #transaction: Transaction;
 
   /**
-   * `transaction(body, mustSync)` runs `body` in one transaction and returns once it committed (or throws),
-   * synced to the disk when `mustSync`.
+   * `transaction(body, mustSync)` runs `body` in one transaction and returns once it committed (or throws);
+   * when `mustSync`, it returns a promise that resolves once the commit is on the disk.
    */
-  constructor(transaction: (body: () => void, mustSync: boolean) => void) {
+  constructor(transaction: Transaction) {
     this.#transaction = transaction;
   }
 
@@ -47,8 +50,9 @@ export class WriteBatch {
     this.#queue = [];
     let mustSync = false;
     for (const write of batch) mustSync ||= write.mustSync;
+    let synced: Promise<void> | void;
     try {
-      this.#transaction(() => {
+      synced = this.#transaction(() => {
         for (const write of batch) {
           // One write's error (a bug, a constraint) is that caller's alone; the others still commit.
           try {
@@ -62,10 +66,21 @@ export class WriteBatch {
       for (const write of batch) write.reject(error);
       return;
     }
-    for (const write of batch) {
-      const result = write.result;
-      if (result && 'value' in result) write.resolve(result.value);
-      else write.reject(result?.error);
-    }
+    if (!synced) return settle(batch);
+    synced.then(
+      () => settle(batch),
+      (error: unknown) => {
+        for (const write of batch) write.reject(error);
+      },
+    );
+  }
+}
+
+/** Each write's own result or error, once its transaction is committed (and synced when it had to be). */
+function settle(batch: Pending<unknown>[]): void {
+  for (const write of batch) {
+    const result = write.result;
+    if (result && 'value' in result) write.resolve(result.value);
+    else write.reject(result?.error);
   }
 }

@@ -49,4 +49,23 @@ describe('WriteBatch', () => {
     const both = await Promise.allSettled([failing.add(() => 1), failing.add(() => 2, false)]);
     expect(both.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : s.value))).toEqual(['disk full', 'disk full']);
   });
+
+  it('answers after the promise a transaction returns (its sync), and fails every write if that rejects', async () => {
+    let sync!: { resolve: () => void; reject: (error: Error) => void };
+    const batch = new WriteBatch((body) => {
+      body();
+      return new Promise<void>((resolve, reject) => (sync = { resolve, reject }));
+    });
+    let answered = false;
+    const put = batch.add(() => 'stored').then((value) => ((answered = true), value));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(answered).toBe(false);
+    sync.resolve();
+    expect(await put).toBe('stored');
+
+    const next = Promise.allSettled([batch.add(() => 1), batch.add(() => 2)]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    sync.reject(new Error('fsync failed'));
+    expect((await next).map((s) => (s.status === 'rejected' ? (s.reason as Error).message : s.value))).toEqual(['fsync failed', 'fsync failed']);
+  });
 });

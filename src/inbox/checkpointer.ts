@@ -1,0 +1,79 @@
+/**
+ * Checkpoints a SQLite WAL from a worker thread, so that the receiver's event loop never does.
+ *
+ * SQLite checkpoints inside a commit once the WAL passes 1 000 pages: it copies them into the database file and
+ * fsyncs both, on the thread that committed. With better-sqlite3 that is the event loop, and it took half of
+ * a put's cost (22 µs per put against 11 with checkpoints off, bench/inbox-putcost.mjs). Here the inbox's own
+ * connection never checkpoints; a worker thread with its own connection runs PASSIVE checkpoints, which never
+ * hold up a writer. A WAL that writes keep ahead of (checkpoints can only reset it once it is fully copied)
+ * gets a RESTART checkpoint at RESTART_FRAMES, which makes writers wait for a moment while the WAL starts over.
+ *
+ * If the worker cannot run (its thread fails, the driver does not load there), `onFailure` runs and the
+ * connection should checkpoint as SQLite does by default; nothing is lost either way, checkpoints only move
+ * what the WAL already holds durably.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** How often the worker looks at the WAL while it is idle, and while writes arrive. */
+const IDLE_MS = 200;
+const BUSY_MS = 10;
+/** 8 192 pages: 32 MB with 4 KiB pages. */
+const RESTART_FRAMES = 8192;
+
+/** CommonJS, run with `eval`: no file of its own to find beside the ES module or CommonJS build. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
+let stopping = false;
+let lastLog = -1;
+parentPort.on('message', () => { stopping = true; });
+function round() {
+  if (stopping) { db.close(); parentPort.close(); return; }
+  let log = lastLog;
+  try {
+    [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
+    if (log >= workerData.restartFrames) [{ log }] = db.pragma('wal_checkpoint(RESTART)');
+  } catch {
+    // A busy or failed round is tried again at the next; the WAL keeps everything meanwhile.
+  }
+  const idle = log === lastLog;
+  lastLog = log;
+  setTimeout(round, idle ? workerData.idleMs : workerData.busyMs);
+}
+round();
+`;
+
+export interface Checkpointer {
+  /** Stops the worker after its current checkpoint; resolves once its connection is closed. */
+  close(): Promise<void>;
+}
+
+/** Starts checkpointing the database at `path`; `onFailure` runs if the worker stops on its own. */
+export function startCheckpointer(path: string, busyTimeoutMs: number, onFailure: (error: unknown) => void): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { driver, path, busyTimeoutMs, restartFrames: RESTART_FRAMES, idleMs: IDLE_MS, busyMs: BUSY_MS },
+  });
+  // An application's exit should not wait for a checkpoint: whatever the WAL holds is already durable.
+  worker.unref();
+  let closing = false;
+  let failure: unknown;
+  worker.on('error', (error) => (failure = error));
+  const exited = new Promise<void>((resolve) => {
+    worker.on('exit', (code) => {
+      if (!closing) onFailure(failure ?? new Error(`The SQLite checkpointer stopped (exit code ${code}).`));
+      resolve();
+    });
+  });
+  return {
+    close() {
+      closing = true;
+      worker.ref(); // until it has closed its connection
+      worker.postMessage('close');
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * The SQLite inbox's work off the event loop: a put is answered only after the WAL's fsync (run on libuv's
+ * thread pool, src/inbox/file-sync.ts), and checkpoints run in a worker thread (src/inbox/checkpointer.ts).
+ * `fsync` is held back by a gate around node:fs's own, so that a test can see what waits for it.
+ */
+import { existsSync, mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { startCheckpointer } from '../../src/inbox/checkpointer.js';
+import { sqliteInbox } from '../../src/inbox/sqlite.js';
+
+type Callback = (error: NodeJS.ErrnoException | null) => void;
+const gate = vi.hoisted(() => ({
+  held: false,
+  failWith: undefined as string | undefined,
+  waiting: [] as { fd: number; callback: (error: NodeJS.ErrnoException | null) => void }[],
+}));
+
+vi.mock('node:fs', async (importOriginal) => {
+  const real = await importOriginal<typeof import('node:fs')>();
+  const fsync = (fd: number, callback: Callback) => {
+    if (gate.failWith) return callback(Object.assign(new Error(gate.failWith), { code: 'EIO' }));
+    if (gate.held) return void gate.waiting.push({ fd, callback });
+    real.fsync(fd, callback);
+  };
+  return { ...real, fsync, default: { ...real, fsync } };
+});
+
+function release(): void {
+  gate.held = false;
+  for (const { callback } of gate.waiting.splice(0)) callback(null);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'inbox-sqlite-disk-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  gate.failWith = undefined;
+  release();
+});
+let serial = 0;
+const pathOf = () => join(dir, `db-${++serial}.sqlite`);
+const entry = (key: string, rawBody = '{"trigger":"message_sent","data":{}}') => ({ key, trigger: 'message_sent', receivedAt: Date.now(), rawBody });
+const turns = (n: number) => new Promise<void>((resolve) => (n <= 0 ? resolve() : setTimeout(() => turns(n - 1).then(resolve), 5)));
+
+describe('sqliteInbox durability off the event loop', () => {
+  it('answers a put only after the WAL file was fsynced', async () => {
+    const path = pathOf();
+    const inbox = sqliteInbox({ path });
+    gate.held = true;
+    let answer: string | undefined;
+    const put = inbox.put(entry('a')).then((result) => (answer = result));
+    await turns(4);
+    expect(answer).toBeUndefined();
+    expect(gate.waiting).toHaveLength(1);
+    expect(readlinkSync(`/proc/self/fd/${gate.waiting[0]!.fd}`)).toBe(`${path}-wal`);
+    release();
+    await put;
+    expect(answer).toBe('stored');
+    await inbox.close();
+  });
+
+  it('puts of later turns share the next fsync, which starts only after the running one', async () => {
+    const inbox = sqliteInbox({ path: pathOf() });
+    gate.held = true;
+    const first = inbox.put(entry('a'));
+    await turns(2);
+    const later = [inbox.put(entry('b'))];
+    await turns(2);
+    later.push(inbox.put(entry('c')));
+    await turns(2);
+    expect(gate.waiting).toHaveLength(1); // b and c wait for the one after a's
+    gate.waiting.shift()!.callback(null);
+    expect(await first).toBe('stored');
+    await turns(2);
+    expect(gate.waiting).toHaveLength(1);
+    release();
+    expect(await Promise.all(later)).toEqual(['stored', 'stored']);
+    await inbox.close();
+  });
+
+  it("a worker's claim and completion do not wait for an fsync", async () => {
+    const inbox = sqliteInbox({ path: pathOf() });
+    await inbox.put(entry('a'));
+    gate.held = true;
+    const claim = await inbox.claim({ leaseMs: 10_000, waitMs: 0 });
+    expect(claim?.key).toBe('a');
+    await inbox.complete(claim!);
+    expect(gate.waiting).toHaveLength(0);
+    expect(await inbox.stats()).toMatchObject({ done: 1 });
+    await inbox.close();
+  });
+
+  it('a failed fsync fails its puts and every later put', async () => {
+    const inbox = sqliteInbox({ path: pathOf() });
+    gate.failWith = 'EIO: i/o error, fsync';
+    await expect(inbox.put(entry('a'))).rejects.toThrow(/fsync failed.*EIO/);
+    gate.failWith = undefined;
+    await expect(inbox.put(entry('b'))).rejects.toThrow(/fsync failed/);
+    await inbox.close();
+  });
+});
+
+describe('the checkpointer', () => {
+  it('copies the WAL into the database file while the inbox runs, and closes its connection on close()', async () => {
+    const path = pathOf();
+    const inbox = sqliteInbox({ path });
+    const sizeAtStart = statSync(path).size;
+    const body = JSON.stringify({ trigger: 'message_sent', data: { text: 'x'.repeat(4000) } });
+    await Promise.all(Array.from({ length: 300 }, (_, i) => inbox.put(entry(`k${i}`, body))));
+    // The inbox's own connection never checkpoints (wal_autocheckpoint = 0): only the worker grows the file.
+    await vi.waitFor(() => expect(statSync(path).size).toBeGreaterThan(sizeAtStart + 1_000_000), { timeout: 5000, interval: 20 });
+    await inbox.close();
+    // SQLite deletes the WAL when its last connection closes: the worker's is closed too.
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+
+  it('reports a worker that cannot open the database', async () => {
+    const failure = await new Promise<unknown>((resolve) => startCheckpointer(join(dir, 'missing', 'folder', 'x.db'), 100, resolve));
+    expect(String(failure)).toMatch(/unable to open|directory does not exist|SQLITE_CANTOPEN/i);
+  });
+});
+
