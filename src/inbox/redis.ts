@@ -4,25 +4,22 @@
  * prefix shares one queue and one duplicate window.
  *
  * How a put decides "stored" or "duplicate" without ever losing an event (BullMQ's `add` does not say
- * whether a job id was new):
- * 1. `SET <marker> pending NX PX 5000 GET`: the first writer of a key owns it for 5 s;
- * 2. the owner adds the job (its id derives from the key, so a second add of the same key is a no-op);
- * 3. the owner turns the marker into `stored`, kept for `windowMs` (24 h by default): a later repeat,
- *    even long after the job finished and was removed, is a duplicate.
- * A crash between 1 and 2 leaves a marker that expires within 5 s (before the platform's first retry, after
- * 10 s) and no 200 was sent. A crash between 2 and 3 leaves a stored job: a retry adds nothing new while it
- * exists. A repeat that finds `pending` waits for the owner's outcome and is never answered 200 before the
- * owner's job is stored.
- * A put takes two round trips: step 1 (one script call for all of a turn's new puts), then steps 2 and 3 in
- * one MULTI: the adds, then a script that marks `stored` only the keys whose job exists. Redis runs a MULTI
- * without other clients' commands in between, so "the job exists" there means this add (or an earlier one)
- * stored it, not that a worker has not removed it yet; an add that failed inside the MULTI (a script error,
- * which Redis does not roll back) leaves no job and so no `stored` mark, and its key is freed (only if still
- * `pending`: when the EXEC ran and only its reply was lost, the key stays `stored`). The 200 comes only after
- * EXEC replied. Each turn sends one pipeline: the MULTI for the keys owned since the last turn,
- * then step 1 for the turn's new puts (different puts' steps share the write; a put's own steps never do).
- * Receiver CPU per put went mostly to ioredis pipelines (each copies BullMQ's ~64 scripts onto itself, about
- * 60 µs) and BullMQ's `addBulk`: three pipelines a turn became one, and `addBulk` became `Job#addJob`.
+ * whether a job id was new): each turn's puts go to Redis as one MULTI, which Redis runs with no other
+ * client's command in between and which its AOF keeps whole or not at all:
+ * 1. a script reads, for every key, whether it is known: its job exists (pending, running or dead), or its
+ *    marker does (kept for `windowMs`, 24 h by default, after the job finished and was removed). For a key
+ *    known by its marker alone it writes a stand-in at the job's key, so that the add which follows adds
+ *    nothing (BullMQ ignores an add whose job id exists);
+ * 2. the jobs are added, their ids derived from the keys;
+ * 3. a script deletes the stand-ins and marks every key whose job exists, for `windowMs`.
+ * A known key is a duplicate; any other is stored by the add that follows in the same MULTI. So a `200` only
+ * ever follows an EXEC that stored the event (or found it stored), whichever receiver sent it; a crash before
+ * EXEC stores nothing and answers nothing; a lost EXEC reply is a 503, and the platform's retry finds the key
+ * known. An add that fails (a script error, which Redis does not roll back) leaves no job, so no marker: it is
+ * rejected, and its retry is stored.
+ * One round trip per turn: the previous design (mark pending, then add and mark stored) took two. Receiver
+ * CPU per put went mostly to ioredis pipelines (each copies BullMQ's ~64 scripts onto itself) and BullMQ's
+ * `addBulk`: one pipeline a turn, and `Job#addJob`.
  *
  * Finished jobs are removed at once (their bodies would fill a `noeviction` Redis: 24 h at 100 events/s is
  * 8.6 million bodies); the marker alone remembers the key, about 100 bytes each (see README "Redis").
@@ -73,42 +70,37 @@ export interface RedisInboxOptions {
 }
 
 const QUEUE = 'inbox';
-/** Shorter than the platform's first retry (10 s): a crashed owner's marker is gone by then. */
-const PENDING_MARK_MS = 5000;
-const PENDING_WAIT_MS = 1500;
 const RECENT_DONE = 1000;
 
-/**
- * Step 1 for a whole turn in one command: a pipeline of one SET per put cost the receiver a command object,
- * an encoding and a reply each. `false` (no previous value) is returned as 0: a nil would end Lua's array.
- */
-const MARK_PENDING = {
-  name: 'chatWebhooksMarkPending',
-  lua: `local previous = {}
-for i = 1, #KEYS do
-  previous[i] = redis.pcall('SET', KEYS[i], 'pending', 'PX', ARGV[1], 'NX', 'GET') or 0
+/** A field no BullMQ job has: the job hash holding it is a stand-in of KNOWN_KEYS. */
+const STAND_IN = 'chatWebhooksStandIn';
+
+/** Step 1: KEYS are marker, job key pairs; 1 for a known key. */
+const KNOWN_KEYS = {
+  name: 'chatWebhooksKnownKeys',
+  lua: `local known = {}
+for i = 1, #KEYS, 2 do
+  if redis.call('EXISTS', KEYS[i + 1]) == 1 then
+    known[#known + 1] = 1
+  elseif redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('HSET', KEYS[i + 1], '${STAND_IN}', 1)
+    known[#known + 1] = 1
+  else
+    known[#known + 1] = 0
+  end
 end
-return previous`,
+return known`,
 };
-/** Step 3, run in the MULTI after the adds: KEYS are marker, job key pairs; ARGV[1] the window. */
+
+/** Step 3: KEYS as for KNOWN_KEYS, ARGV[1] the window. */
 const MARK_STORED = {
   name: 'chatWebhooksMarkStored',
   lua: `for i = 1, #KEYS, 2 do
-  if redis.call('EXISTS', KEYS[i + 1]) == 1 then
-    redis.call('SET', KEYS[i], 'stored', 'PX', ARGV[1], 'XX')
+  if redis.call('HEXISTS', KEYS[i + 1], '${STAND_IN}') == 1 then
+    redis.call('DEL', KEYS[i + 1])
+  elseif redis.call('EXISTS', KEYS[i + 1]) == 1 then
+    redis.call('SET', KEYS[i], 'stored', 'PX', ARGV[1])
   end
-end
-return 0`,
-};
-
-/**
- * Frees the keys of puts that were not stored, but only a key still `pending`: when EXEC ran and only its reply
- * was lost, the key is `stored` with its job, and freeing it would let the platform's retry run the event twice.
- */
-const RELEASE_PENDING = {
-  name: 'chatWebhooksReleasePending',
-  lua: `for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == 'pending' then redis.call('DEL', KEYS[i]) end
 end
 return 0`,
 };
@@ -127,9 +119,14 @@ function eventOf(data: JobData): InboxClaim['event'] {
   return data.event !== undefined ? (data.event as InboxClaim['event']) : eventOfBody(data.rawBody);
 }
 
+/** The first put of a key settles as the outcome says; the same key's later puts of the turn are its duplicates. */
+function settle(puts: Put[], first: PutResult): void {
+  puts.forEach((put, index) => put.resolve(index === 0 ? first : 'duplicate'));
+}
+
 type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
-/** A put whose key this process owns (step 1 found no marker). */
-type Owned = { put: Put; hash: string; marker: string };
+/** The puts of one key in one turn: the first is sent, the others are its duplicates. */
+type KeyPuts = { hash: string; puts: Put[] };
 type RedisTransaction = ReturnType<RedisClient['pipeline']> & { multi(): unknown };
 
 /** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
@@ -170,10 +167,8 @@ class RedisInbox implements Inbox {
   #claiming: Promise<unknown> = Promise.resolve();
   /** Set when a fetch found no job; a put of this process or a successful fetch clears it. */
   #drained = false;
-  /** New puts, for step 1 at the next flush. */
+  /** New puts, for the next flush. */
   #batch: Put[] = [];
-  /** Puts whose key step 1 found free, for steps 2 and 3 at the next flush. */
-  #owned: Owned[] = [];
   #flushing = false;
   /** BullMQ's view of the connection: its pipelines can add jobs (Job#addJob). */
   readonly #client: Promise<RedisClient>;
@@ -190,7 +185,7 @@ class RedisInbox implements Inbox {
     this.#pollMs = options.pollMs ?? 50;
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
     // Without numberOfKeys, the first argument says how many keys follow: a turn marks any number.
-    for (const { name, lua } of [MARK_PENDING, MARK_STORED, RELEASE_PENDING]) redis.defineCommand(name, { lua });
+    for (const { name, lua } of [KNOWN_KEYS, MARK_STORED]) redis.defineCommand(name, { lua });
     this.#client = this.#queue.getBackend().client;
     this.#client.catch(() => undefined);
     // Without a listener BullMQ prints every connection error with its stack on the console; the commands
@@ -347,119 +342,56 @@ class RedisInbox implements Inbox {
   #enqueue(put: Put): void {
     this.#drained = false;
     this.#batch.push(put);
-    this.#scheduleFlush();
-  }
-
-  #scheduleFlush(): void {
     if (this.#flushing) return;
     this.#flushing = true;
     setImmediate(() => {
       this.#flushing = false;
       const puts = this.#batch;
-      const owned = this.#owned;
       this.#batch = [];
-      this.#owned = [];
-      this.#flush(puts, owned).catch((error) => {
-        for (const p of puts) p.reject(error);
+      this.#flush(puts).catch((error) => {
+        for (const put of puts) put.reject(error);
       });
     });
   }
 
-  /**
-   * One write per turn: steps 2 and 3 (one MULTI) for the keys owned since the last turn, then step 1 for the
-   * turn's new puts; the keys step 1 finds free are stored at the next turn. Each put still sees its steps
-   * in order, and its 200 comes only after its EXEC replied: only the writes of different puts share a trip.
-   */
-  async #flush(puts: Put[], owned: Owned[]): Promise<void> {
-    const hashes = puts.map(({ entry }) => hashOf(entry.key));
-    const markers = hashes.map(this.#keys().marker);
-    let replies: [Error | null, unknown][];
-    try {
-      const pipeline = (await this.#client).pipeline() as RedisTransaction;
-      if (owned.length > 0) this.#addStore(pipeline, owned);
-      if (puts.length > 0) pipeline.runCommand(MARK_PENDING.name, [markers.length, ...markers, PENDING_MARK_MS]);
-      replies = (await pipeline.exec()) ?? [];
-    } catch (error) {
-      await this.#release(owned, error);
-      throw error;
+  /** A turn's puts in one MULTI: which keys are known, the adds, the marks (see the top of this file). */
+  async #flush(puts: Put[]): Promise<void> {
+    const byKey = new Map<string, KeyPuts>();
+    for (const put of puts) {
+      const same = byKey.get(put.entry.key);
+      if (same) same.puts.push(put);
+      else byKey.set(put.entry.key, { hash: hashOf(put.entry.key), puts: [put] });
     }
-    // The MULTI's replies: OK, one QUEUED per command, then EXEC's: the commands' own replies, errors as values.
-    const [execError, results] = replies[owned.length + 2] ?? [new Error('no reply')];
-    if (owned.length > 0) await this.#settleStored(owned, execError, results as unknown[] | undefined);
-    if (puts.length === 0) return;
-    const [markError, marks] = replies[replies.length - 1] ?? [new Error('no reply')];
-    if (markError) throw markError;
-    this.#settleMarks(puts, hashes, markers, marks as (string | 0 | Error)[]);
-  }
-
-  /** Step 1's outcome: the free keys are this process's to store (at the next turn). */
-  #settleMarks(puts: Put[], hashes: string[], markers: string[], marks: (string | 0 | Error)[]): void {
-    puts.forEach((put, index) => {
-      const previous = marks[index] ?? new Error('no reply');
-      if (previous instanceof Error) put.reject(previous);
-      else if (previous === 0) this.#owned.push({ put, hash: hashes[index]!, marker: markers[index]! });
-      else if (previous === 'stored') put.resolve('duplicate');
-      else void this.#settleAfterOwner(put);
-    });
-    if (this.#owned.length > 0) this.#scheduleFlush();
-  }
-
-  /** Steps 2 and 3 in one MULTI: the jobs (ordinary BullMQ jobs, Job#addJob), then the conditional marks. */
-  #addStore(pipeline: RedisTransaction, owned: Owned[]): void {
-    const { job: jobKey } = this.#keys();
+    const keys = [...byKey.values()];
+    const { marker, job } = this.#keys();
+    const pairs = keys.flatMap(({ hash }) => [marker(hash), job(jobIdOf(hash))]);
+    const pipeline = (await this.#client).pipeline() as RedisTransaction;
     pipeline.multi();
-    for (const { put, hash } of owned) void this.#jobOf(put.entry, hash).addJob(pipeline);
-    const pairs = owned.flatMap(({ hash, marker }) => [marker, jobKey(jobIdOf(hash))]);
+    pipeline.runCommand(KNOWN_KEYS.name, [pairs.length, ...pairs]);
+    for (const { puts: [first], hash } of keys) void this.#jobOf(first!.entry, hash).addJob(pipeline);
     pipeline.runCommand(MARK_STORED.name, [pairs.length, ...pairs, this.#windowMs]);
     // Inside a pipeline, ioredis's exec() closes the MULTI (queues EXEC); the pipeline's own exec() sends it all.
     void pipeline.exec();
-  }
-
-  /** A lost `stored` mark (the last reply) only shortens the window to 5 s: the jobs are stored either way. */
-  async #settleStored(owned: Owned[], execError: Error | null, results: unknown[] | undefined): Promise<void> {
-    if (execError || !results) return this.#release(owned, execError);
-    const failed: Owned[] = [];
-    let failure: unknown;
-    owned.forEach((one, index) => {
-      const result = results[index];
-      const error = result === undefined ? new Error('no reply') : result instanceof Error ? result : null;
-      if (error) {
-        failed.push(one);
-        failure ??= error;
-      } else one.put.resolve('stored');
+    const replies = (await pipeline.exec()) ?? [];
+    // The replies: OK, one QUEUED per command, then EXEC's: the commands' own replies, errors as values.
+    const [execError, results] = replies[keys.length + 3] ?? [new Error('no reply')];
+    if (execError || !Array.isArray(results)) throw execError ?? new Error('no reply');
+    const [known, ...rest] = results as unknown[];
+    const marked = rest.pop();
+    // Without the marks, a late repeat could be stored again: a 503 now, and the platform's retry is a duplicate.
+    if (!Array.isArray(known) || marked instanceof Error) throw [known, marked].find((r) => r instanceof Error) ?? new Error('no reply');
+    keys.forEach(({ puts: same }, index) => {
+      const added = rest[index];
+      if (known[index] === 1) settle(same, 'duplicate');
+      else if (added === undefined || added instanceof Error) for (const put of same) put.reject(added ?? new Error('no reply'));
+      else settle(same, 'stored');
     });
-    if (failed.length > 0) await this.#release(failed, failure);
-  }
-
-  /** Nothing stored for these: free their keys so that the platform's retry is taken. */
-  async #release(owned: Owned[], error: unknown): Promise<void> {
-    const commands = this.#redis as unknown as Record<string, (count: number, ...keys: string[]) => Promise<unknown>>;
-    const markers = owned.map(({ marker }) => marker);
-    await commands[RELEASE_PENDING.name]!(markers.length, ...markers).catch(() => undefined);
-    for (const { put } of owned) put.reject(error ?? new Error('The event was not stored.'));
   }
 
   #jobOf(entry: InboxEntry, hash: string): Job<JobData> {
     const { key, trigger, rawBody, receivedAt } = entry;
     const opts = { jobId: jobIdOf(hash), removeOnComplete: true, removeOnFail: false, attempts: 1 };
     return new Job<JobData>(this.#queue, trigger, { key, trigger, rawBody, receivedAt }, opts, opts.jobId);
-  }
-
-  /** A repeat whose first put is in flight: a duplicate once that one is stored, a new put if it gave up. */
-  async #settleAfterOwner(put: Put): Promise<void> {
-    const deadline = Date.now() + PENDING_WAIT_MS;
-    const marker = this.#keys().marker(hashOf(put.entry.key));
-    try {
-      while (Date.now() < deadline) {
-        await pause(20);
-        const mark = await this.#redis.get(marker);
-        if (mark === 'stored') return put.resolve('duplicate');
-        if (mark === null) return this.#enqueue(put);
-      }
-      put.reject(new Error('An earlier delivery of this event is still being stored; retry later.'));
-    } catch (error) {
-      put.reject(error);
-    }
   }
 
   #workerFor(leaseMs: number): Worker<JobData> {

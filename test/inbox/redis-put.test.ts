@@ -1,7 +1,8 @@
 /**
- * The Redis inbox's put protocol (top of src/inbox/redis.ts): one script call marks a turn's keys pending,
- * one MULTI adds the jobs and marks stored the keys whose job exists. These tests break the adds inside the
- * MULTI and check that nothing is answered stored or left marked stored without its job.
+ * The Redis inbox's put protocol (top of src/inbox/redis.ts): one MULTI per turn reads which keys are known,
+ * adds the jobs and marks stored the keys whose job exists. These tests break the adds inside the MULTI, lose
+ * its reply, and repeat a key after its job was removed, and check that nothing is answered stored, or left
+ * marked stored, without its job, and that no repeat adds a job.
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
@@ -17,8 +18,6 @@ function entry(key = `k-${++serial}`): InboxEntry {
   const rawBody = JSON.stringify({ trigger: 'message_sent', appId: 'a', data: { n: serial } });
   return { key, trigger: 'message_sent', event: JSON.parse(rawBody) as InboxEntry['event'], rawBody, receivedAt: Date.now() };
 }
-/** The script that frees the keys of puts that were not stored (RELEASE_PENDING in src/inbox/redis.ts). */
-const RELEASE = 'chatWebhooksReleasePending';
 const markerOf = (prefix: string, key: string) => `${prefix}:inbox:seen:${sha256Base64(key)}`;
 const jobKeyOf = (prefix: string, key: string) => `${prefix}:inbox:k_${sha256Base64(key)}`;
 
@@ -55,35 +54,47 @@ describe('redisInbox put', () => {
     }
   });
 
-  it('an add that fails inside the MULTI is not answered stored and never leaves a stored mark, even if freeing its key fails', async () => {
+  it('an add that fails inside the MULTI is rejected and leaves neither job nor mark: its retry is stored', async () => {
     const prefix = `f-${++serial}`;
-    await onOwnConnection(prefix, async (connection, inbox) => {
+    const inbox = redisInbox({ url: redis.server.url, prefix });
+    try {
       expect(await inbox.put(entry())).toBe('stored');
       // BullMQ's add script starts with INCR of the queue's id key: a value that is not a number fails the add
       // (a script error inside the MULTI, which Redis does not roll back) and leaves no job.
       await redis.client.set(`${prefix}:inbox:id`, 'not a number');
-      // The owner frees a failed key with a script; a crash (or a lost connection) before that reaches Redis
-      // is simulated by a release that does nothing.
-      const commands = connection as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-      const release = commands[RELEASE]!;
-      commands[RELEASE] = () => Promise.resolve(0);
-      const lost = entry();
-      await expect(inbox.put(lost)).rejects.toThrow();
-      commands[RELEASE] = release;
-      expect(await redis.client.exists(jobKeyOf(prefix, lost.key))).toBe(0);
-      // Left pending, it expires before the platform's first retry (10 s); it is never `stored`.
-      expect(await redis.client.get(markerOf(prefix, lost.key))).toBe('pending');
-      expect(await redis.client.pttl(markerOf(prefix, lost.key))).toBeLessThanOrEqual(5000);
+      const failed = entry();
+      const [lost, alsoLost] = await Promise.allSettled([inbox.put(failed), inbox.put(failed)]);
+      expect([lost?.status, alsoLost?.status]).toEqual(['rejected', 'rejected']);
+      expect(await redis.client.exists(jobKeyOf(prefix, failed.key))).toBe(0);
+      expect(await redis.client.exists(markerOf(prefix, failed.key))).toBe(0);
 
-      // With the key freed (as the release does when it reaches Redis), the retry is stored and handed out.
-      const freed = entry();
-      await expect(inbox.put(freed)).rejects.toThrow();
-      expect(await redis.client.exists(markerOf(prefix, freed.key))).toBe(0);
       await redis.client.set(`${prefix}:inbox:id`, '100');
-      expect(await inbox.put(freed)).toBe('stored');
-      expect(await redis.client.get(markerOf(prefix, freed.key))).toBe('stored');
-      expect((await inbox.list({ state: 'pending', limit: 10 })).map((e) => e.key)).toContain(freed.key);
-    });
+      expect(await inbox.put(failed)).toBe('stored');
+      expect(await redis.client.get(markerOf(prefix, failed.key))).toBe('stored');
+      expect((await inbox.list({ state: 'pending', limit: 10 })).map((e) => e.key)).toContain(failed.key);
+    } finally {
+      await inbox.close();
+    }
+  });
+
+  it('a repeat after the job finished and was removed is a duplicate, adds no job and leaves no stand-in', async () => {
+    const prefix = `r-${++serial}`;
+    const inbox = redisInbox({ url: redis.server.url, prefix, pollMs: 10 });
+    try {
+      const first = entry();
+      expect(await inbox.put(first)).toBe('stored');
+      const claim = await inbox.claim({ leaseMs: 5000, waitMs: 1000 });
+      expect(claim?.key).toBe(first.key);
+      await inbox.complete(claim!);
+      expect(await redis.client.exists(jobKeyOf(prefix, first.key))).toBe(0);
+
+      expect(await Promise.all([inbox.put(first), inbox.put(entry())])).toEqual(['duplicate', 'stored']);
+      expect(await redis.client.exists(jobKeyOf(prefix, first.key))).toBe(0);
+      expect(await inbox.stats()).toMatchObject({ pending: 1, done: 1 });
+      expect(await redis.client.get(markerOf(prefix, first.key))).toBe('stored');
+    } finally {
+      await inbox.close();
+    }
   });
 
   it('a MULTI that ran but whose reply was lost is rejected, and its stored key stays stored: the retry is a duplicate', async () => {
@@ -116,21 +127,5 @@ describe('redisInbox put', () => {
       expect(await inbox.put(first)).toBe('duplicate');
       expect((await inbox.stats()).pending).toBe(1);
     });
-  });
-
-  it('a key whose marking script fails is rejected alone; the other puts of the turn are stored', async () => {
-    const prefix = `w-${++serial}`;
-    const inbox = redisInbox({ url: redis.server.url, prefix });
-    try {
-      const [good, bad] = [entry(), entry()];
-      // SET … GET on a key that holds a list fails with WRONGTYPE for that key only.
-      await redis.client.rpush(markerOf(prefix, bad.key), 'x');
-      const settled = await Promise.allSettled([inbox.put(good), inbox.put(bad)]);
-      expect(settled[0]).toEqual({ status: 'fulfilled', value: 'stored' });
-      expect(settled[1]?.status).toBe('rejected');
-      expect(await redis.client.exists(jobKeyOf(prefix, bad.key))).toBe(0);
-    } finally {
-      await inbox.close();
-    }
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startCheckpointer } from '../../src/inbox/checkpointer.js';
+import type { InboxEntry } from '../../src/inbox/port.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
 
 type Callback = (error: NodeJS.ErrnoException | null) => void;
@@ -40,7 +41,13 @@ afterEach(() => {
 });
 let serial = 0;
 const pathOf = () => join(dir, `db-${++serial}.sqlite`);
-const entry = (key: string, rawBody = '{"trigger":"message_sent","data":{}}') => ({ key, trigger: 'message_sent', receivedAt: Date.now(), rawBody });
+const entry = (key: string, rawBody = '{"trigger":"message_sent","data":{}}'): InboxEntry => ({
+  key,
+  trigger: 'message_sent',
+  event: JSON.parse(rawBody) as InboxEntry['event'],
+  receivedAt: Date.now(),
+  rawBody,
+});
 const turns = (n: number) => new Promise<void>((resolve) => (n <= 0 ? resolve() : setTimeout(() => turns(n - 1).then(resolve), 5)));
 
 describe('sqliteInbox durability off the event loop', () => {
