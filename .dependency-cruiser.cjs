@@ -48,8 +48,8 @@ module.exports = {
       comment:
         'The core runs on Workers, Deno and Bun too: node:* (and Buffer-based packages) only behind #platform, ' +
         'whose package.json "imports" conditions pick src/platform/node.ts or web.ts. The SQLite inbox is ' +
-        'Node-only by nature (better-sqlite3, a file path).',
-      from: { path: '^src/(events|receive|inbox|api)/', pathNot: '^src/inbox/sqlite\\.ts$' },
+        'Node-only by nature (better-sqlite3, a file path), and so are its fsync and checkpoint helpers.',
+      from: { path: '^src/(events|receive|inbox|api)/', pathNot: '^src/inbox/(sqlite|file-sync|checkpointer)\\.ts$' },
       to: { dependencyTypes: ['core'] },
     },
     {
