@@ -138,13 +138,14 @@ function flushFolder(folder: string): void {
 
 function statements(db: Database.Database) {
   return {
+    // Positional: key, trigger, received at (twice), raw body, now. Binding an object by names cost ~1 µs a put.
     put: db.prepare(
       `INSERT INTO inbox (key, trigger, state, due, received_at, attempts, event, raw_body)
-       VALUES (@key, @trigger, ${PENDING}, @receivedAt, @receivedAt, 0, NULL, @rawBody)
+       VALUES (?, ?, ${PENDING}, ?, ?, 0, NULL, ?)
        ON CONFLICT (key) DO UPDATE SET trigger = excluded.trigger, state = ${PENDING}, due = excluded.due,
          received_at = excluded.received_at, attempts = 0, token = NULL, last_error = NULL,
          event = NULL, raw_body = excluded.raw_body
-       WHERE inbox.state = ${DONE} AND inbox.due <= @now`,
+       WHERE inbox.state = ${DONE} AND inbox.due <= ?`,
     ),
     anyDue: db.prepare(`SELECT 1 FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= ? LIMIT 1`).pluck(),
     claim: db.prepare(
@@ -242,7 +243,7 @@ class SqliteInbox implements Inbox {
     const { key, trigger, receivedAt, rawBody } = entry;
     if (!isStorableBody(rawBody)) return Promise.reject(unstorableBody('SQLite'));
     return this.#write(() => {
-      const changes = this.#sql.put.run({ key, trigger, receivedAt, rawBody, now: Date.now() }).changes;
+      const changes = this.#sql.put.run(key, trigger, receivedAt, receivedAt, rawBody, Date.now()).changes;
       return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
     }).then((result) => {
       if (result === 'stored') this.#wakeOne();
