@@ -31,11 +31,14 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
-let stopping = false;
 let lastLog = -1;
-parentPort.on('message', () => { stopping = true; });
+let timer;
+parentPort.on('message', () => {
+  clearTimeout(timer);
+  db.close();
+  parentPort.close();
+});
 function round() {
-  if (stopping) { db.close(); parentPort.close(); return; }
   let log = lastLog;
   try {
     [{ log }] = db.pragma('wal_checkpoint(PASSIVE)');
@@ -45,13 +48,13 @@ function round() {
   }
   const idle = log === lastLog;
   lastLog = log;
-  setTimeout(round, idle ? workerData.idleMs : workerData.busyMs);
+  timer = setTimeout(round, idle ? workerData.idleMs : workerData.busyMs);
 }
 round();
 `;
 
 export interface Checkpointer {
-  /** Stops the worker after its current checkpoint; resolves once its connection is closed. */
+  /** Stops the worker once its current checkpoint is over; resolves once its connection is closed. */
   close(): Promise<void>;
 }
 

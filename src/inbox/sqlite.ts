@@ -20,7 +20,7 @@
  *   timeout (1 s) stays below the receiver's 2 s commit timeout, so a locked file gets a 503, not a hang.
  * - Several processes may share the file (receivers, workers, the CLI); each claim is one atomic UPDATE.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import {
@@ -119,7 +119,8 @@ function openDatabase(path: string): Database.Database {
  */
 function walSync(path: string): FileSync | undefined {
   if (inMemory(path)) return undefined;
-  const wal = new FileSync(`${path}-wal`);
+  // SQLite names the WAL after the database's real path when `path` is a symbolic link.
+  const wal = new FileSync(`${realpathSync(path)}-wal`);
   flushFolder(dirname(path));
   return wal;
 }

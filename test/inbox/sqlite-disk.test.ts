@@ -3,7 +3,7 @@
  * thread pool, src/inbox/file-sync.ts), and checkpoints run in a worker thread (src/inbox/checkpointer.ts).
  * `fsync` is held back by a gate around node:fs's own, so that a test can see what waits for it.
  */
-import { existsSync, mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -64,6 +64,21 @@ describe('sqliteInbox durability off the event loop', () => {
     release();
     await put;
     expect(answer).toBe('stored');
+    await inbox.close();
+  });
+
+  it('flushes the WAL beside the real file when the path is a symbolic link', async () => {
+    const real = pathOf();
+    const link = `${real}.link`;
+    await sqliteInbox({ path: real }).close();
+    symlinkSync(real, link);
+    const inbox = sqliteInbox({ path: link });
+    gate.held = true;
+    const put = inbox.put(entry('a'));
+    await turns(4);
+    expect(readlinkSync(`/proc/self/fd/${gate.waiting[0]!.fd}`)).toBe(`${real}-wal`);
+    release();
+    expect(await put).toBe('stored');
     await inbox.close();
   });
 
