@@ -15,7 +15,7 @@ type Callback = (error: NodeJS.ErrnoException | null) => void;
 const gate = vi.hoisted(() => ({
   held: false,
   failWith: undefined as string | undefined,
-  waiting: [] as { fd: number; callback: (error: NodeJS.ErrnoException | null) => void }[],
+  waiting: [] as { fd: number; callback: Callback }[],
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
