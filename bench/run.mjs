@@ -125,6 +125,24 @@ async function runMicro() {
   return { ran: true, exitCode: code, seconds };
 }
 
+/** The inboxes side by side (bench/inboxes.mjs, issue 11's targets), in its own process after the rest. */
+async function runInboxes() {
+  if (process.env.BENCH_SKIP_INBOXES === '1') {
+    log('BENCH_SKIP_INBOXES=1: skipping the inbox benchmark.\n');
+    return { ran: false, skipped: true };
+  }
+  log('== inboxes side by side (bench/inboxes.mjs) ==');
+  const start = performance.now();
+  const code = await new Promise((resolve) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./inboxes.mjs', import.meta.url))], { stdio: 'inherit' });
+    child.on('exit', (exitCode, signal) => resolve(exitCode ?? signal));
+    child.on('error', () => resolve('spawn failed'));
+  });
+  const seconds = round((performance.now() - start) / 1000, 1);
+  log(`inbox benchmark finished (${code === 0 ? 'ok' : `exit ${code}`}, ${seconds} s)\n`);
+  return { ran: true, exitCode: code, seconds };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // HTTP throughput
 
@@ -613,7 +631,9 @@ async function main() {
 
   log('');
   printTable(result, rows);
-  log(`\nWrote ${fileURLToPath(resultsDir)}{http.json,latest.md,ratios.svg${profile ? ',profile.md' : ''}} in ${result.durationSeconds} s`);
+  log(`\nWrote ${fileURLToPath(resultsDir)}{http.json,latest.md,ratios.svg${profile ? ',profile.md' : ''}} in ${result.durationSeconds} s\n`);
+  const inboxes = await runInboxes();
+  if (inboxes.ran && inboxes.exitCode !== 0) process.exitCode = 1;
 }
 
 async function dependencyVersions() {

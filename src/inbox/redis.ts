@@ -4,8 +4,9 @@
  * prefix shares one queue and one duplicate window.
  *
  * How a put decides "stored" or "duplicate" without ever losing an event (BullMQ's `add` does not say
- * whether a job id was new): each turn's puts go to Redis as one MULTI, which Redis runs with no other
- * client's command in between and which its AOF keeps whole or not at all:
+ * whether a job id was new): the puts go to Redis together as one MULTI (those of one turn, or all that arrived
+ * while the previous MULTI was in flight), which Redis runs with no other client's command in between and which
+ * its AOF keeps whole or not at all:
  * 1. a script reads, for every key, whether it is known: its job exists (pending, running or dead), or its
  *    marker does (kept for `windowMs`, 24 h by default, after the job finished and was removed). For a key
  *    known by its marker alone it writes a stand-in at the job's key, so that the add which follows adds
@@ -17,9 +18,9 @@
  * EXEC stores nothing and answers nothing; a lost EXEC reply is a 503, and the platform's retry finds the key
  * known. An add that fails (a script error, which Redis does not roll back) leaves no job, so no marker: it is
  * rejected, and its retry is stored.
- * One round trip per turn: the previous design (mark pending, then add and mark stored) took two. Receiver
+ * One round trip per batch: the previous design (mark pending, then add and mark stored) took two. Receiver
  * CPU per put went mostly to ioredis pipelines (each copies BullMQ's ~64 scripts onto itself) and BullMQ's
- * `addBulk`: one pipeline a turn, and `Job#addJob`.
+ * `addBulk`: one pipeline a batch, and `Job#addJob`.
  *
  * Finished jobs are removed at once (their bodies would fill a `noeviction` Redis: 24 h at 100 events/s is
  * 8.6 million bodies); the marker alone remembers the key, about 100 bytes each (see README "Redis").
@@ -344,14 +345,23 @@ class RedisInbox implements Inbox {
     this.#batch.push(put);
     if (this.#flushing) return;
     this.#flushing = true;
-    setImmediate(() => {
-      this.#flushing = false;
+    setImmediate(() => void this.#flushWhileWaiting());
+  }
+
+  /**
+   * One MULTI in flight at a time: the puts that arrive meanwhile go together in the next one. Measured side by
+   * side in one run (bench/inboxes.mjs, receive only), the receiver spent 94–109 µs per ack against 122–131 µs
+   * with a MULTI sent at every turn, at the same acks per second: fewer, fuller pipelines.
+   */
+  async #flushWhileWaiting(): Promise<void> {
+    while (this.#batch.length > 0) {
       const puts = this.#batch;
       this.#batch = [];
-      this.#flush(puts).catch((error) => {
+      await this.#flush(puts).catch((error) => {
         for (const put of puts) put.reject(error);
       });
-    });
+    }
+    this.#flushing = false;
   }
 
   /** A turn's puts in one MULTI: which keys are known, the adds, the marks (see the top of this file). */

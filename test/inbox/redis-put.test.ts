@@ -128,4 +128,24 @@ describe('redisInbox put', () => {
       expect((await inbox.stats()).pending).toBe(1);
     });
   });
+  it('sends one MULTI at a time: puts made while one is in flight go together in the next', async () => {
+    const prefix = `b-${++serial}`;
+    await onOwnConnection(prefix, async (connection, inbox) => {
+      await inbox.put(entry()); // BullMQ loads its scripts on the first use; count from here.
+      const execs = async () => Number(/cmdstat_exec:calls=(\d+)/.exec(await connection.info('commandstats'))?.[1] ?? 0);
+      const before = await execs();
+      // Redis holds every write (EXEC among them) for 300 ms: the first turn's MULTI waits for its reply.
+      await redis.client.call('CLIENT', 'PAUSE', '300', 'WRITE');
+      const first = inbox.put(entry());
+      // Puts over the next turns, while that MULTI is in flight.
+      const later: Promise<unknown>[] = [];
+      for (let turn = 0; turn < 5; turn += 1) {
+        await new Promise((resolve) => setImmediate(resolve));
+        later.push(inbox.put(entry()), inbox.put(entry()));
+      }
+      expect(await Promise.all([first, ...later])).toEqual(Array.from({ length: 11 }, () => 'stored'));
+      // One EXEC for the first put, one for the ten made while it was in flight, and INFO's own connection counts none.
+      expect((await execs()) - before).toBe(2);
+    });
+  });
 });
