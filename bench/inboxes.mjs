@@ -5,9 +5,8 @@
  *
  * Each receiver (bench/inbox-server.mjs: node:http, createWebhooks with the inbox and an in-process worker)
  * runs in its own process pinned to core 0, autocannon (bench/loadgen.mjs) on core 1; redis-server is started
- * here (AOF on, `appendfsync everysec`, noeviction) and pinned to core 1 beside autocannon, at real-time priority
- * where allowed (see redisPriority), so that core 0 is the receiver's alone in every row and Redis answers at
- * once, as it would on its own machine (`REDIS_CORE=any` leaves it
+ * here (AOF on, `appendfsync everysec`, noeviction) and pinned to core 1 beside autocannon, so that core 0 is
+ * the receiver's alone in every row, as it would be with Redis on its own machine (`REDIS_CORE=any` leaves it
  * unpinned, free to run on the receiver's core; `REDIS_CORE=n` pins it to core n). Rounds are interleaved, odd ones in
  * reverse order, and each inbox's ratio to the memory inbox is the median of the rounds' ratios, so that the
  * machine's drift hits every inbox and its baseline alike. After the runs every receiver reports its
@@ -63,28 +62,11 @@ function redisCore() {
   return chosen === 'any' || !canPin() ? undefined : chosen;
 }
 
-/**
- * Sharing core 1 with autocannon at the same priority, redis-server waited for autocannon's time slices: its
- * replies came late although that core had time to spare (at 5 000 acks/s it was about 80 % busy), and the
- * receiver sat idle. With a real-time priority (`chrt -r 1`, where allowed) it runs as soon as a command arrives,
- * as it would on a machine of its own, and autocannon gets the rest of the core. REDIS_PRIORITY=normal turns it off.
- */
-function redisPriority() {
-  if (process.env.REDIS_PRIORITY === 'normal') return [];
-  try {
-    execFileSync('chrt', ['-r', '1', 'true'], { stdio: 'ignore' });
-    return ['chrt', '-r', '1'];
-  } catch {
-    return [];
-  }
-}
-
 async function startRedis() {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes'];
   args.push('--appendfsync', 'everysec', '--maxmemory-policy', 'noeviction');
-  const pinned = redisCore() === undefined ? ['redis-server', ...args] : ['taskset', '-c', redisCore(), 'redis-server', ...args];
-  const [command, ...rest] = [...redisPriority(), ...pinned];
+  const [command, ...rest] = redisCore() === undefined ? ['redis-server', ...args] : ['taskset', '-c', redisCore(), 'redis-server', ...args];
   const child = spawn(command, rest, { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     child.once('error', reject);
@@ -213,7 +195,7 @@ function render(rows, putCost) {
     `node ${process.version}, ${config.connections} connections, ${config.rounds} rounds of ${config.seconds} s per inbox, medians; odd rounds run the inboxes in reverse order.`,
     'A ratio to the memory inbox is the median of the rounds\' ratios (each inbox against the memory inbox of the same round),',
     'with their range: the machine\'s speed drifts from round to round, and a round\'s ratio sees the same drift on both sides.',
-    `Each receiver: node:http + createWebhooks({ inbox }), pinned to one core; autocannon on the other; redis-server ${redisCore() === undefined ? 'unpinned' : `on core ${redisCore()}`}${redisPriority().length ? ' at real-time priority (chrt -r 1)' : ' at normal priority'},`,
+    `Each receiver: node:http + createWebhooks({ inbox }), pinned to one core; autocannon on the other; redis-server ${redisCore() === undefined ? 'unpinned' : `on core ${redisCore()}`},`,
     'AOF on (appendfsync everysec). A 200 is sent only after the commit. `receive`: `consume: false`, the deployment where',
     'workers run elsewhere (for Redis, the one the README shows). `consume`: the same process also runs the handlers (its',
     'in-process worker, 16 at a time). The targets are on acknowledgements per second, as issue 11 sets them. A receiver',
