@@ -103,6 +103,17 @@ async function moduleAvailable(specifier) {
 // ---------------------------------------------------------------------------------------------------------
 // Micro suite
 
+/** Runs a bench script in its own node process, its output on ours: its exit code (or signal) and seconds. */
+async function runScript(file) {
+  const start = performance.now();
+  const code = await new Promise((resolve) => {
+    const child = spawn(process.execPath, [fileURLToPath(file)], { stdio: 'inherit' });
+    child.on('exit', (exitCode, signal) => resolve(exitCode ?? signal));
+    child.on('error', () => resolve('spawn failed'));
+  });
+  return { code, seconds: round((performance.now() - start) / 1000, 1) };
+}
+
 async function runMicro() {
   const file = new URL('./micro.mjs', import.meta.url);
   if (process.env.BENCH_SKIP_MICRO === '1') {
@@ -114,13 +125,7 @@ async function runMicro() {
     return { ran: false };
   }
   log('== micro suite (bench/micro.mjs) ==');
-  const start = performance.now();
-  const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [fileURLToPath(file)], { stdio: 'inherit' });
-    child.on('exit', (exitCode, signal) => resolve(exitCode ?? signal));
-    child.on('error', () => resolve('spawn failed'));
-  });
-  const seconds = round((performance.now() - start) / 1000, 1);
+  const { code, seconds } = await runScript(file);
   log(`micro suite finished (${code === 0 ? 'ok' : `exit ${code}`}, ${seconds} s)\n`);
   return { ran: true, exitCode: code, seconds };
 }
@@ -132,13 +137,7 @@ async function runInboxes() {
     return { ran: false, skipped: true };
   }
   log('== inboxes side by side (bench/inboxes.mjs) ==');
-  const start = performance.now();
-  const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./inboxes.mjs', import.meta.url))], { stdio: 'inherit' });
-    child.on('exit', (exitCode, signal) => resolve(exitCode ?? signal));
-    child.on('error', () => resolve('spawn failed'));
-  });
-  const seconds = round((performance.now() - start) / 1000, 1);
+  const { code, seconds } = await runScript(new URL('./inboxes.mjs', import.meta.url));
   log(`inbox benchmark finished (${code === 0 ? 'ok' : `exit ${code}`}, ${seconds} s)\n`);
   return { ran: true, exitCode: code, seconds };
 }

@@ -364,7 +364,7 @@ class RedisInbox implements Inbox {
     this.#flushing = false;
   }
 
-  /** A turn's puts in one MULTI: which keys are known, the adds, the marks (see the top of this file). */
+  /** A batch's puts in one MULTI: which keys are known, the adds, the marks (see the top of this file). */
   async #flush(puts: Put[]): Promise<void> {
     const byKey = new Map<string, KeyPuts>();
     for (const put of puts) {
