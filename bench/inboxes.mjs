@@ -5,21 +5,21 @@
  *
  * Each receiver (bench/inbox-server.mjs: node:http, createWebhooks with the inbox and an in-process worker)
  * runs in its own process pinned to core 0, autocannon (bench/loadgen.mjs) on core 1; redis-server is started
- * here (AOF on, `appendfsync everysec`, noeviction) and pinned to core 1 beside autocannon, so that core 0 is
- * the receiver's alone in every row, as it would be with Redis on its own machine (`REDIS_CORE=any` leaves it
- * unpinned, free to run on the receiver's core; `REDIS_CORE=n` pins it to core n). Rounds are interleaved, odd ones in
+ * here (AOF on, `appendfsync everysec`, noeviction) and pinned to core 2 where there is one, else to core 1
+ * beside autocannon, so that core 0 is the receiver's alone in every row, as it would be with Redis on its own
+ * machine (`REDIS_CORE=any` leaves it unpinned, free to run on the receiver's core; `REDIS_CORE=n` pins it to core n). Rounds are interleaved, odd ones in
  * reverse order, and each inbox's ratio to the memory inbox is the median of the rounds' ratios, so that the
  * machine's drift hits every inbox and its baseline alike. After the runs every receiver reports its
  * inbox's counts: for the durable inboxes, stored events must be at least the 200s sent (nothing
  * acknowledged before its commit). Writes bench/results/inboxes.md.
  * Besides acks, each run records the CPU time per acknowledgement of the receiver's process and of redis-server
- * (whose work takes turns with autocannon's on core 1).
+ * (whose work takes turns with autocannon's when both are on core 1).
  * 5 rounds of 4 s; BENCH_QUICK=1: one round of 2 s. BENCH_SECONDS, BENCH_ROUNDS override.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canPin, startChild } from './lib/procs.mjs';
 
@@ -53,12 +53,14 @@ function freePort() {
 }
 
 /**
- * The core redis-server runs on: the load generator's (1) by default, so that its work never lands on the
- * receiver's core (unpinned, it did, and the receiver's socket writes seemed to cost 17 % of its time instead of
- * 2 %); undefined (unpinned) with REDIS_CORE=any or where taskset cannot pin.
+ * The core redis-server runs on: one of its own (2) where the machine has a third core, as Redis would have in
+ * production; otherwise the load generator's (1), so that its work never lands on the receiver's core (unpinned,
+ * it did, and the receiver's socket writes seemed to cost 17 % of its time instead of 2 %). On core 1 it waits
+ * for autocannon's time slices and runs on a cold cache: 60–120 µs per put there, against 45–57 µs alone.
+ * REDIS_CORE=n pins it to core n; undefined (unpinned) with REDIS_CORE=any or where taskset cannot pin.
  */
 function redisCore() {
-  const chosen = process.env.REDIS_CORE ?? '1';
+  const chosen = process.env.REDIS_CORE ?? (cpus().length >= 3 ? '2' : '1');
   return chosen === 'any' || !canPin() ? undefined : chosen;
 }
 
@@ -195,7 +197,7 @@ function render(rows, putCost) {
     `node ${process.version}, ${config.connections} connections, ${config.rounds} rounds of ${config.seconds} s per inbox, medians; odd rounds run the inboxes in reverse order.`,
     'A ratio to the memory inbox is the median of the rounds\' ratios (each inbox against the memory inbox of the same round),',
     'with their range: the machine\'s speed drifts from round to round, and a round\'s ratio sees the same drift on both sides.',
-    `Each receiver: node:http + createWebhooks({ inbox }), pinned to one core; autocannon on the other; redis-server ${redisCore() === undefined ? 'unpinned' : `on core ${redisCore()}`},`,
+    `Each receiver: node:http + createWebhooks({ inbox }), pinned to core 0; autocannon on core 1; redis-server ${redisCore() === undefined ? 'unpinned' : `on core ${redisCore()}${redisCore() === '1' ? ' (beside autocannon: this machine has no third core)' : ''}`},`,
     'AOF on (appendfsync everysec). A 200 is sent only after the commit. `receive`: `consume: false`, the deployment where',
     'workers run elsewhere (for Redis, the one the README shows). `consume`: the same process also runs the handlers (its',
     'in-process worker, 16 at a time). The targets are on acknowledgements per second, as issue 11 sets them. A receiver',
