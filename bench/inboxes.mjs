@@ -99,6 +99,7 @@ const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf
  * counts that time too: `sustained` is acks over load time plus drain time, and the CPU per ack covers both.
  */
 async function run(loadgen, server, seconds) {
+  await server.handle.call({ type: 'between-runs' });
   const before = { receiver: (await cpuOf(server)).us, redis: redisCpu() };
   // Distinct bodies for up to 500 acks/s per connection (32 000/s at 64): autocannon cycles through each
   // connection's list, and a repeat would be a cheaper duplicate answer and no new stored event.
