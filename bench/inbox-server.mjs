@@ -38,9 +38,9 @@ process.on('message', async (message) => {
   if (message?.type === 'cpu') {
     process.send({ id: message.id, cpu: process.cpuUsage(), handled });
   } else if (message?.type === 'between-runs') {
-    // A memory inbox that only receives keeps every event in the heap, and a heap that grows by a gigabyte
-    // over the benchmark makes each round's baseline slower than the last (77 to 112 µs of CPU per ack
-    // within one run): the events of the run that ended are dropped, outside the timed window.
+    // A memory inbox that only receives keeps every event in the heap, and a heap that grows with every ack
+    // made each round's baseline slower than the last (77 to 112 µs of CPU per ack over three rounds): the
+    // events of the run that ended are dropped, outside the timed window.
     if (kind === 'memory' && !consume) await inbox.purge({ state: 'pending' });
     process.send({ id: message.id });
   } else if (message?.type === 'stats') {
