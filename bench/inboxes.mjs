@@ -7,14 +7,16 @@
  * runs in its own process pinned to core 0, autocannon (bench/loadgen.mjs) on core 1; redis-server is started
  * here (AOF on, `appendfsync everysec`, noeviction) and pinned to core 2 where there is one, else to core 1
  * beside autocannon, so that core 0 is the receiver's alone in every row, as it would be with Redis on its own
- * machine (`REDIS_CORE=any` leaves it unpinned, free to run on the receiver's core; `REDIS_CORE=n` pins it to core n). Rounds are interleaved, odd ones in
- * reverse order, and each inbox's ratio to the memory inbox is the median of the rounds' ratios, so that the
- * machine's drift hits every inbox and its baseline alike. After the runs every receiver reports its
- * inbox's counts: for the durable inboxes, stored events must be at least the 200s sent (nothing
- * acknowledged before its commit). Writes bench/results/inboxes.md.
+ * machine (`REDIS_CORE=any` leaves it unpinned, free to run on the receiver's core; `REDIS_CORE=n` pins it to core n).
+ * In each round, every durable inbox's run sits between two runs of the memory inbox (memory, SQLite, memory,
+ * Redis, memory; odd rounds Redis first), and its ratio is to the mean of those two: this machine's speed drifts
+ * by 2× within a minute, and the two neighbours see the drift of the moments before and after. An inbox's ratio
+ * is the median of its rounds' ratios. After the runs every receiver reports its inbox's counts: for the
+ * durable inboxes, stored events must be at least the 200s sent (nothing acknowledged before its commit).
+ * Writes bench/results/inboxes.md.
  * Besides acks, each run records the CPU time per acknowledgement of the receiver's process and of redis-server
  * (whose work takes turns with autocannon's when both are on core 1).
- * 5 rounds of 4 s; BENCH_QUICK=1: one round of 2 s. BENCH_SECONDS, BENCH_ROUNDS override.
+ * 5 rounds of 3 s per run; BENCH_QUICK=1: one round of 2 s. BENCH_SECONDS, BENCH_ROUNDS override.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,7 +27,7 @@ import { canPin, startChild } from './lib/procs.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
 const config = {
-  seconds: Number(process.env.BENCH_SECONDS ?? (quick ? 2 : 4)),
+  seconds: Number(process.env.BENCH_SECONDS ?? (quick ? 2 : 3)),
   rounds: Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 5)),
   warmupSeconds: quick ? 1 : 2,
   connections: 64,
@@ -124,6 +126,35 @@ async function run(loadgen, server, seconds) {
   };
 }
 
+/** Runs a setup and prints its line. */
+async function measure(name, round) {
+  const result = await run(loadgen, servers[name], config.seconds);
+  servers[name].runs.push(result);
+  console.log(`${name.padEnd(14)} round ${round + 1}: ${Math.round(result.rps)} acks/s (${Math.round(result.sustained)} with ${result.drainSeconds.toFixed(2)} s to handle the rest), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, CPU/ack receiver ${result.receiverUs.toFixed(1)} µs, redis-server ${result.redisUs.toFixed(1)} µs, load generator ${(result.loadgenCpu * 1e6 / result.rps).toFixed(1)} µs, non-2xx ${result.non2xx}, errors ${result.errors}`);
+  return result;
+}
+
+/**
+ * One round of a mode: memory, then each durable inbox followed by memory again (in reverse on odd rounds);
+ * each durable run's baseline is the mean of the memory runs just before and just after it.
+ */
+async function sandwich(mode, round) {
+  const memory = `memory/${mode}`;
+  const durable = SETUPS.filter((setup) => setup.mode === mode && setup.kind !== 'memory').map(({ name }) => name);
+  if (round % 2) durable.reverse();
+  if (!servers[memory]) {
+    for (const name of durable) await measure(name, round);
+    return;
+  }
+  let before = await measure(memory, round);
+  for (const name of durable) {
+    const result = await measure(name, round);
+    const after = await measure(memory, round);
+    result.baseline = { rps: (before.rps + after.rps) / 2, sustained: (before.sustained + after.sustained) / 2 };
+    before = after;
+  }
+}
+
 const redis = await startRedis();
 const loadgen = startChild('loadgen.mjs', [], { core: 1 });
 await loadgen.ready;
@@ -137,13 +168,7 @@ for (const { kind, mode, name } of SETUPS) {
 try {
   for (const { name } of SETUPS) await run(loadgen, servers[name], config.warmupSeconds);
   for (let round = 0; round < config.rounds; round++) {
-    // Odd rounds run the setups in reverse, so that a drift of the machine's speed hits each inbox and the
-    // memory inbox it is compared with alike.
-    for (const { name } of round % 2 ? [...SETUPS].reverse() : SETUPS) {
-      const result = await run(loadgen, servers[name], config.seconds);
-      servers[name].runs.push(result);
-      console.log(`${name.padEnd(14)} round ${round + 1}: ${Math.round(result.rps)} acks/s (${Math.round(result.sustained)} with ${result.drainSeconds.toFixed(2)} s to handle the rest), p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, CPU/ack receiver ${result.receiverUs.toFixed(1)} µs, redis-server ${result.redisUs.toFixed(1)} µs, load generator ${(result.loadgenCpu * 1e6 / result.rps).toFixed(1)} µs, non-2xx ${result.non2xx}, errors ${result.errors}`);
-    }
+    for (const mode of MODES) await sandwich(mode, round);
   }
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const rows = [];
@@ -152,9 +177,8 @@ try {
     const stats = await handle.call({ type: 'stats' });
     const { pending, running, done, dead } = stats.inbox;
     const stored = pending + running + done + dead;
-    const memoryRuns = servers[`memory/${mode}`]?.runs;
-    /** Each round's ratio to the memory inbox of that round: the machine's speed changes from round to round. */
-    const vsMemory = (field) => (memoryRuns ? spread(runs.map((r, i) => r[field] / memoryRuns[i][field])) : undefined);
+    /** Each run's ratio to the memory runs on either side of it (1 for the memory inbox itself). */
+    const vsMemory = (field) => (runs[0]?.baseline || kind === 'memory' ? spread(runs.map((r) => (r.baseline ? r[field] / r.baseline[field] : 1))) : undefined);
     rows.push({
       kind,
       mode,
@@ -195,9 +219,10 @@ function render(rows, putCost) {
   const lines = [
     '# Inboxes side by side (`npm run bench:inboxes`)',
     '',
-    `node ${process.version}, ${config.connections} connections, ${config.rounds} rounds of ${config.seconds} s per inbox, medians; odd rounds run the inboxes in reverse order.`,
-    'A ratio to the memory inbox is the median of the rounds\' ratios (each inbox against the memory inbox of the same round),',
-    'with their range: the machine\'s speed drifts from round to round, and a round\'s ratio sees the same drift on both sides.',
+    `node ${process.version}, ${config.connections} connections, ${config.rounds} rounds of ${config.seconds} s per run, medians. In each round every durable inbox's run`,
+    'sits between two runs of the memory inbox (memory, SQLite, memory, Redis, memory; odd rounds Redis first), and its ratio',
+    'is to the mean of those two; an inbox\'s ratio is the median of its rounds\' ratios, with their range. The machine\'s speed',
+    'drifts by up to 2× within a minute: the neighbouring runs see the same moments.',
     `Each receiver: node:http + createWebhooks({ inbox }), pinned to core 0; autocannon on core 1; redis-server ${redisCore() === undefined ? 'unpinned' : `on core ${redisCore()}${redisCore() === '1' ? ' (beside autocannon: this machine has no third core)' : ''}`},`,
     'AOF on (appendfsync everysec). A 200 is sent only after the commit. `receive`: `consume: false`, the deployment where',
     'workers run elsewhere (for Redis, the one the README shows). `consume`: the same process also runs the handlers (its',
