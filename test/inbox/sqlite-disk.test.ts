@@ -156,7 +156,7 @@ describe('the checkpointer', () => {
 
   it('starts a grown WAL over by catching up, without the RESTART that holds writers, under steady writes', async () => {
     const FRAME = 4096 + 24;
-    /** 1.5 s of a small transaction every 5 ms, as a receiver's commits arrive; returns the largest WAL seen. */
+    /** 1.5 s of a small transaction every 5 ms, as a receiver's commits arrive: the resets and the largest WAL. */
     async function steadyWrites(limits: { maxCatchUps?: number }) {
       const path = pathOf();
       const db = new Database(path);
@@ -172,7 +172,7 @@ describe('the checkpointer', () => {
       for (const until = Date.now() + 1500; Date.now() < until; ) {
         write();
         largestWal = Math.max(largestWal, statSync(`${path}-wal`).size);
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await turns(1);
       }
       await checkpointer.close();
       db.close();
