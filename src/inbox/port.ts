@@ -48,6 +48,11 @@ export interface InboxEntry {
   rawBody: string;
   /** Milliseconds since the epoch. */
   receivedAt: number;
+  /**
+   * The W3C `traceparent` of the span that stored the entry, when telemetry is on: every store keeps it with
+   * the entry and hands it back with each claim, so the worker's span can link to the delivery's trace.
+   */
+  traceparent?: string;
 }
 
 /** An entry handed to one worker for one attempt. */
