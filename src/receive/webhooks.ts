@@ -49,6 +49,16 @@ export interface Webhooks extends HandlerRegistry {
    * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
    */
   receive(event: ParsedWebhook, context?: Partial<HandlerContext>): Promise<ReceiveOutcome>;
+  /**
+   * Hands a failure found outside the receiver (a queued record that cannot be parsed, say) to the onError
+   * handlers; resolves once they ran. For queue consumers such as `sqsHandler`.
+   */
+  report(error: WebhookError): Promise<void>;
+  /**
+   * Runs the onDuplicate handlers for a repeat recognised outside the receiver (by a queue consumer's
+   * idempotency store, say); resolves once they ran.
+   */
+  reportDuplicate(event: ParsedWebhook, context: DuplicateContext): Promise<void>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
@@ -120,6 +130,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return this;
     },
     receive,
+    report: async (error) => dispatcher.report(error),
+    reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
     handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
     respond,
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
