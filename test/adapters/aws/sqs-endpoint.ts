@@ -170,8 +170,8 @@ export class SqsEndpoint {
   /** Every call, as the SDK sent it. */
   readonly calls: Array<{ target: string; input: { QueueUrl: string; Entries?: SentEntry[] } }> = [];
   behaviour: Behaviour = 'answer';
-  /** Entry ids (within a batch) answered as Failed instead of sent. */
-  readonly refuse = new Set<string>();
+  /** Entries answered as Failed (in a batch that otherwise succeeds) instead of sent. */
+  refuse: (entry: SentEntry) => boolean = () => false;
   #server: Server | undefined;
   #hanging: ServerResponse[] = [];
   origin = '';
@@ -241,7 +241,7 @@ export class SqsEndpoint {
     const Successful: object[] = [];
     const Failed: object[] = [];
     for (const entry of entries) {
-      if (this.refuse.has(entry.Id)) {
+      if (this.refuse(entry)) {
         Failed.push({ Id: entry.Id, SenderFault: false, Code: 'InternalError', Message: 'Try again.' });
         continue;
       }
