@@ -44,8 +44,7 @@ export interface SqsBatchResponse {
   batchItemFailures: Array<{ itemIdentifier: string }>;
 }
 
-/** The part of the Lambda context object the handlers read. */
+/** The part of the Lambda context object the handlers read (any Lambda `Context` is one). */
 export interface LambdaContext {
   getRemainingTimeInMillis?(): number;
-  [key: string]: unknown;
 }
