@@ -11,6 +11,8 @@ const dynalite = createRequire(import.meta.url)('dynalite') as (options: { creat
 
 export interface Dynamo {
   client: DynamoDBClient;
+  /** http://127.0.0.1:<port> */
+  endpoint: string;
   /** Creates a table as the example's template does: partition key `id` (String). */
   table(name: string): Promise<string>;
   stop(): Promise<void>;
@@ -19,13 +21,15 @@ export interface Dynamo {
 export async function startDynalite(): Promise<Dynamo> {
   const server = dynalite({ createTableMs: 0 });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new DynamoDBClient({
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
   });
   return {
     client,
+    endpoint,
     async table(name) {
       await client.send(
         new CreateTableCommand({
