@@ -91,7 +91,9 @@ async function inGroups(records: SqsRecord[], handle: (record: SqsRecord) => Pro
   const groups = new Map<string, number[]>();
   records.forEach((record, index) => {
     const group = record.attributes?.MessageGroupId ?? '';
-    groups.set(group, [...(groups.get(group) ?? []), index]);
+    const indexes = groups.get(group);
+    if (indexes) indexes.push(index);
+    else groups.set(group, [index]);
   });
   const inOrder = async (indexes: number[]) => {
     for (const index of indexes) if (!(ok[index] = await handle(records[index] as SqsRecord))) return;

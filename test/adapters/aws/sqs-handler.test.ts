@@ -133,6 +133,19 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     expect(errors[0]?.message).toMatch(/dead-letter queue after maxReceiveCount/);
   });
 
+  it('unknown triggers reach onUnknown and onAny, as in the receiver', async () => {
+    const queue = sqs.queue(`consume-${++names}`);
+    const poll = { trigger: 'poll_voted', appId: 'app', webhook: 'w', data: { poll: { id: '7' }, extra: [1, 2] } };
+    queue.send({ Id: 'u', MessageBody: JSON.stringify(poll) });
+    const webhooks = createWebhooks({ auth: false, logger: {} });
+    const seen: string[] = [];
+    webhooks.onUnknown((event, { attempt }) => void seen.push(`unknown ${event.trigger} ${attempt}`));
+    webhooks.onAny((event) => void seen.push(`any ${event.trigger}`));
+    const { failed } = await deliver(queue, sqsHandler(webhooks));
+    expect(failed).toEqual([]);
+    expect(seen.sort()).toEqual(['any poll_voted', 'unknown poll_voted 1']);
+  });
+
   it('a message not sent by sqsQueue (an enqueue of your own): key from the event, receipt time from SentTimestamp', async () => {
     const queue = sqs.queue(`consume-${++names}`);
     const event = message('own');
