@@ -105,6 +105,8 @@ async function inGroups(records: SqsRecord[], handle: (record: SqsRecord) => Pro
 /** Runs one record's handlers; true when the record is done with (handled, or a repeat of a handled one). */
 async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
   const { webhooks, store } = run;
+  // Too late to start (a FIFO group's later records, an invocation begun with little time): SQS brings it back.
+  if (Date.now() >= run.deadline) return false;
   const message = fromRecord(record);
   const parsed = safeParseWebhook(message.rawBody);
   if (!parsed.success) {

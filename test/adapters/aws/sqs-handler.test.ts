@@ -177,6 +177,19 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     expect(errors.map((error) => [error.code, error.willRetry])).toEqual([['handler_timeout', true]]);
   });
 
+  it('an invocation with less time left than the margin starts no handler and fails every record back', async () => {
+    const queue = sqs.queue(`consume-${++names}.fifo`);
+    await enqueue(queue, [message('a'), message('b', 'other')]);
+    const { handler, runs } = consumer({ idempotency: memoryIdempotency() });
+    const { failed, messages } = await deliver(queue, handler, 10, 400);
+    expect(failed).toEqual(messages.map((m) => m.messageId));
+    expect(runs).toEqual([]);
+    // Nothing was claimed either: the next delivery runs them at once.
+    queue.timeOut();
+    expect((await deliver(queue, handler)).failed).toEqual([]);
+    expect(runs.map(([text]) => text).sort()).toEqual(['a', 'b']);
+  });
+
   it('refuses what cannot work', () => {
     const webhooks = createWebhooks({ auth: false });
     expect(() => sqsHandler({} as never)).toThrow(/receiver whose handlers run/);
