@@ -125,7 +125,8 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
     }
     token = begun.token;
   }
-  const outcome = await withinDeadline(webhooks.receive(event, { key, attempt: message.attempt, receivedAt: message.receivedAt }), run.deadline);
+  const context = { key, attempt: message.attempt, receivedAt: message.receivedAt };
+  const outcome = await withinDeadline(webhooks.receive(event, context, message.rawBody), run.deadline);
   if (outcome === undefined) {
     // Still running as the invocation ends: its lease runs out with it, and SQS delivers the record again.
     const text = `The handlers of a "${event.trigger}" event were still running as the invocation's time ran out; SQS will deliver it again.`;

@@ -47,8 +47,9 @@ export interface Webhooks extends HandlerRegistry {
   /**
    * Dispatches an already-parsed event (from a queue, say); resolves once its handlers have, with the
    * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
+   * `rawBody`, the body as received, goes to onError with each failure (as for a delivery).
    */
-  receive(event: ParsedWebhook, context?: Partial<HandlerContext>): Promise<ReceiveOutcome>;
+  receive(event: ParsedWebhook, context?: Partial<HandlerContext>, rawBody?: string): Promise<ReceiveOutcome>;
   /**
    * Hands a failure found outside the receiver (a queued record that cannot be parsed, say) to the onError
    * handlers; resolves once they ran. For queue consumers such as `sqsHandler`.
@@ -108,12 +109,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       ),
     );
 
-  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}): Promise<ReceiveOutcome> {
+  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}, rawBody?: string): Promise<ReceiveOutcome> {
     let outcome: Outcome = [];
     const run = new FirstRunContext(() => context.key ?? settings.keyOf(event), context.receivedAt ?? Date.now());
     const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
     const work = () => {
-      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), undefined, undefined, full);
+      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), rawBody, undefined, full);
       if (!isThenable(result)) return void (outcome = result);
       return result.then((failures) => void (outcome = failures));
     };

@@ -71,9 +71,9 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     const first = await deliver(queue, handler);
     const byText = new Map(first.messages.map((m) => [JSON.parse(m.body).data.message.data.text, m.messageId]));
     expect(first.failed.sort()).toEqual([byText.get('bad 1'), byText.get('bad 2')].sort());
-    expect(errors.map((error) => [error.code, error.key !== undefined])).toEqual([
-      ['handler_failed', true],
-      ['handler_failed', true],
+    expect(errors.map((error) => [error.code, error.key !== undefined, JSON.parse(String(error.rawBody)).data.message.data.text])).toEqual([
+      ['handler_failed', true, 'bad 1'],
+      ['handler_failed', true, 'bad 2'],
     ]);
     queue.timeOut();
     const second = await deliver(queue, handler);
