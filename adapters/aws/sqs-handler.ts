@@ -63,7 +63,8 @@ export function sqsHandler(webhooks: Webhooks, options: SqsHandlerOptions = {}):
       leaseMs: remaining ?? DEFAULT_LEASE_MS,
       deadline: remaining === undefined ? Infinity : Date.now() + remaining - SAFETY_MARGIN_MS,
     };
-    const handle = (record: SqsRecord) => handleRecord(record, run);
+    // A record that breaks the reading of it (no body, say) fails alone, reported, rather than the whole batch.
+    const handle = (record: SqsRecord) => handleRecord(record, run).catch((cause: unknown) => unreadable(webhooks, record, cause));
     const ordered = fifo ?? records.some((record) => String(record.eventSourceARN).endsWith('.fifo'));
     const ok = ordered ? await inGroups(records, handle) : await Promise.all(records.map(handle));
     return { batchItemFailures: records.filter((_, index) => !ok[index]).map((record) => ({ itemIdentifier: record.messageId })) };
@@ -160,6 +161,12 @@ function unparseable(error: WebhookError, record: SqsRecord, message: ReceivedMe
   const text = `${error.message} (SQS message ${record.messageId}, receive ${message.attempt}: it goes back to the queue, and to its dead-letter queue after maxReceiveCount receives.)`;
   const { issues, event } = error;
   return new WebhookError(error.code, text, { cause: error, issues, event, rawBody: message.rawBody, attempt: message.attempt, ...(message.key ? { key: message.key } : {}) });
+}
+
+async function unreadable(webhooks: Webhooks, record: SqsRecord, cause: unknown): Promise<false> {
+  const text = `SQS message ${String(record?.messageId)} could not be read (${String(cause)}); it goes back to the queue.`;
+  await webhooks.report(new WebhookError('invalid_envelope', text, { cause, rawBody: typeof record?.body === 'string' ? record.body : undefined }));
+  return false;
 }
 
 /** The outcome, or undefined if the deadline came first. */

@@ -146,6 +146,19 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     expect(seen.sort()).toEqual(['any poll_voted', 'unknown poll_voted 1']);
   });
 
+  it('a record that cannot even be read fails alone, reported; the rest of the batch is handled', async () => {
+    const queue = sqs.queue(`consume-${++names}`);
+    await enqueue(queue, [message('fine')]);
+    const { handler, runs, errors } = consumer();
+    const event = queue.event(queue.receive(10));
+    const broken = { ...event.Records[0]!, messageId: 'broken', body: undefined as unknown as string };
+    broken.messageAttributes = { 'webhook-body-encoding': { dataType: 'String', stringValue: 'base64' } };
+    const answer = await handler({ Records: [broken, ...event.Records] });
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'broken' }]);
+    expect(runs.map(([text]) => text)).toEqual(['fine']);
+    expect(errors.map((error) => error.code)).toEqual(['invalid_envelope']);
+  });
+
   it('a message not sent by sqsQueue (an enqueue of your own): key from the event, receipt time from SentTimestamp', async () => {
     const queue = sqs.queue(`consume-${++names}`);
     const event = message('own');
