@@ -1,12 +1,12 @@
 /**
- * Sends the messages put during one turn of the event loop together: SendMessageBatch takes up to 10 messages
- * and up to 256 KiB in all. Each put resolves or rejects by its own entry's fate in the answer.
+ * Sends the messages put during one turn of the event loop together: SendMessageBatch takes up to 10 messages,
+ * and in all no more than one message may be (256 KiB by default). Each put resolves or rejects by its own
+ * entry's fate in the answer.
  */
 import type { SendMessageBatchRequestEntry, SQSClient } from '@aws-sdk/client-sqs';
 import { loadSqs } from './sdk.js';
 
 const MAX_ENTRIES = 10;
-const MAX_BATCH_BYTES = 256 * 1024;
 
 interface Pending {
   message: SendMessageBatchRequestEntry;
@@ -19,10 +19,12 @@ export class SendBatches {
   #pending: Pending[] = [];
   readonly #queueUrl: string;
   readonly #client: Promise<SQSClient>;
+  readonly #maxBatchBytes: number;
 
-  constructor(queueUrl: string, client: Promise<SQSClient>) {
+  constructor(queueUrl: string, client: Promise<SQSClient>, maxBatchBytes: number) {
     this.#queueUrl = queueUrl;
     this.#client = client;
+    this.#maxBatchBytes = maxBatchBytes;
   }
 
   send(message: SendMessageBatchRequestEntry, bytes: number): Promise<void> {
@@ -38,7 +40,7 @@ export class SendBatches {
     let batch: Pending[] = [];
     let bytes = 0;
     for (const item of pending) {
-      if (batch.length === MAX_ENTRIES || (batch.length > 0 && bytes + item.bytes > MAX_BATCH_BYTES)) {
+      if (batch.length === MAX_ENTRIES || (batch.length > 0 && bytes + item.bytes > this.#maxBatchBytes)) {
         void this.#sendBatch(batch);
         batch = [];
         bytes = 0;

@@ -21,8 +21,8 @@ export interface SqsQueueOptions {
    */
   groupId?: (event: ParsedWebhook) => string;
   /**
-   * The largest message the queue takes, in bytes (its `MaximumMessageSize`); larger events are refused (413)
-   * and reported to onError with their raw body.
+   * The largest message the queue takes, in bytes: set it to the queue's `MaximumMessageSize`. Larger events
+   * are refused (413) and reported to onError with their raw body.
    * @defaultValue 262144 (256 KiB)
    */
   maxMessageBytes?: number;
@@ -35,7 +35,8 @@ export function sqsQueue(options: SqsQueueOptions): Inbox {
   const { queueUrl, groupId = defaultGroupId, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES } = options;
   const fifo = queueUrl.endsWith('.fifo') ? { groupId } : undefined;
   const client = options.client ? Promise.resolve(options.client) : loadSqs().then(({ SQSClient }) => new SQSClient({}));
-  const batches = new SendBatches(queueUrl, client);
+  // A batch may hold as much as one message may (SQS's rule), never less than its default 256 KiB.
+  const batches = new SendBatches(queueUrl, client, Math.max(DEFAULT_MAX_MESSAGE_BYTES, maxMessageBytes));
   let ids = 0;
   return {
     kind: 'sqs',

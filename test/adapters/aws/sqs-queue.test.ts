@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { MESSAGE_ATTRIBUTES, sqsQueue, type SqsQueueOptions } from '../../../adapters/aws/index.js';
 import { lambdaHandler } from '../../../adapters/lambda/index.js';
-import { createWebhooks, type WebhookError } from '../../../src/index.js';
+import { createWebhooks, type Inbox, type ParsedWebhook, type WebhookError } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
 import { albEvent, functionUrlEvent, httpApiEvent, lambdaContext, restApiEvent, type EventInput } from '../lambda-events.js';
 import { AUTH, PASSWORD, USER, fixture } from '../status-table.js';
@@ -113,6 +113,16 @@ describe('sqsQueue: the receiver answers once SQS has the event', () => {
     expect(queue.messages.map((message) => message.body).sort()).toEqual([...bodies].sort());
   });
 
+  it('a batch holds no more bytes than SQS takes: three 100 KiB events at once are two calls (2, 1)', async () => {
+    const queue = sqs.queue(`events-${++names}`);
+    const { handler } = receiver(queue, {}, 1024 * 1024);
+    const bodies = Array.from({ length: 3 }, () => JSON.stringify(message('x'.repeat(100 * 1024))));
+    const results = await Promise.all(bodies.map((body) => handler(httpApiEvent(post(body)), lambdaContext())));
+    expect(results.map((result) => result.statusCode)).toEqual([200, 200, 200]);
+    expect(sqs.calls.filter((call) => call.input.QueueUrl === queue.url).map((call) => call.input.Entries?.length)).toEqual([2, 1]);
+    expect(queue.messages).toHaveLength(3);
+  });
+
   it('an entry SQS refuses within a batch is answered 503; the others 200', async () => {
     const queue = sqs.queue(`events-${++names}`);
     const { handler, errors } = receiver(queue);
@@ -214,5 +224,12 @@ describe('sqsQueue: the receiver answers once SQS has the event', () => {
     expect(() => sqsQueue({ queueUrl: 'https://sqs.us-east-1.amazonaws.com/1/e.fifo', groupId: 'g' as never })).toThrow(/groupId/);
     expect(() => sqsQueue({ queueUrl: 'https://sqs.us-east-1.amazonaws.com/1/e', maxMessageBytes: 10 })).toThrow(/maxMessageBytes/);
     expect(() => sqsQueue({ queueUrl: 'https://sqs.us-east-1.amazonaws.com/1/e', queueURL: 'x' } as never)).toThrow(/queueURL/);
+  });
+
+  it('types: an Inbox; groupId gets the parsed event; queueUrl is required', () => {
+    expectTypeOf(sqsQueue).returns.toEqualTypeOf<Inbox>();
+    expectTypeOf<SqsQueueOptions['groupId']>().toEqualTypeOf<((event: ParsedWebhook) => string) | undefined>();
+    // @ts-expect-error queueUrl is required
+    expect(() => sqsQueue({})).toThrow(/queueUrl/);
   });
 });
