@@ -218,6 +218,15 @@ describe('sqsQueue: the receiver answers once SQS has the event', () => {
     expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: 0, dead: 0 });
   });
 
+  it('a receiver left with consume on says so in its log: the queue is consumed by sqsHandler', async () => {
+    const logged: string[] = [];
+    const inbox = sqsQueue({ queueUrl: sqs.queue(`events-${++names}`).url, client: sqs.client() });
+    const webhooks = createWebhooks({ auth: false, inbox, logger: { error: (fields: { reason?: string }) => void logged.push(String(fields.reason)) } });
+    for (let wait = 0; wait < 100 && logged.length === 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await webhooks.close();
+    expect(logged[0]).toMatch(/consume: false/);
+  });
+
   it('refuses options that cannot work', () => {
     expect(() => sqsQueue({ queueUrl: 'events' })).toThrow(/queueUrl/);
     expect(() => sqsQueue({ queueUrl: 'https://sqs.us-east-1.amazonaws.com/1/events', groupId: () => 'g' })).toThrow(/FIFO/);
