@@ -49,7 +49,15 @@ export function validGroupId(id: string): string {
   return SQS_ID.test(id) ? id : sha256Hex(id);
 }
 
-const text = (value: string): MessageAttributeValue => ({ DataType: 'String', StringValue: value });
+const REFUSED_BY_SQS_ALL = new RegExp(REFUSED_BY_SQS.source, 'gu');
+/**
+ * A String attribute SQS takes: characters it refuses are written as \uXXXX escapes. A key stays one
+ * consistent name for its event (every delivery of it is escaped alike), and the consumer only compares keys.
+ */
+const text = (value: string): MessageAttributeValue => ({
+  DataType: 'String',
+  StringValue: value.replace(REFUSED_BY_SQS_ALL, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`),
+});
 
 /** The message for an entry; `id` names it within its batch. Throws (413) when it is larger than SQS takes. */
 export function toMessage(
@@ -60,9 +68,10 @@ export function toMessage(
 ): { message: SendMessageBatchRequestEntry; bytes: number } {
   const attributes: Record<string, MessageAttributeValue> = {
     [ATTRIBUTES.key]: text(entry.key),
-    [ATTRIBUTES.trigger]: text(entry.trigger),
     [ATTRIBUTES.receivedAt]: { DataType: 'Number', StringValue: String(entry.receivedAt) },
   };
+  // SQS refuses an empty attribute value; the consumer reads the trigger from the body anyway.
+  if (entry.trigger !== '') attributes[ATTRIBUTES.trigger] = text(entry.trigger);
   if (entry.traceparent) attributes[ATTRIBUTES.traceparent] = text(entry.traceparent);
   let body = entry.rawBody;
   if (REFUSED_BY_SQS.test(body)) {

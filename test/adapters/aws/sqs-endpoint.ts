@@ -59,6 +59,12 @@ export class Queue {
   /** SendMessage(Batch)'s work for one entry: stored, or (FIFO) recognised as a repeat and dropped. */
   send(entry: SentEntry): { messageId: string; sequence?: string } {
     const now = Date.now();
+    // SQS takes only XML 1.0's characters, in bodies and attribute values alike, and no empty value.
+    const values = [entry.MessageBody, ...Object.values(entry.MessageAttributes ?? {}).map((value) => value.StringValue ?? '')];
+    if (values.some((value) => /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.test(value))) {
+      throw new SqsFault('InvalidMessageContents', 'Invalid binary character was found in the message body or attributes.');
+    }
+    if (values.slice(1).includes('')) throw new SqsFault('InvalidParameterValue', 'Message attribute value must not be empty.');
     if (this.fifo) {
       if (!entry.MessageGroupId) throw new SqsFault('MissingParameter', 'The request must contain the parameter MessageGroupId.');
       if (!entry.MessageDeduplicationId) throw new SqsFault('InvalidParameterValue', 'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly');

@@ -199,6 +199,20 @@ describe('sqsQueue: the receiver answers once SQS has the event', () => {
     expect(Buffer.from(queue.messages[0]?.body as string, 'base64').toString('utf8')).toBe(body);
   });
 
+  it('a key holding characters SQS refuses is sent escaped, the same for every delivery of the event', async () => {
+    const queue = sqs.queue(`events-${++names}`);
+    const inbox = sqsQueue({ queueUrl: queue.url, client: sqs.client() });
+    const webhooks = createWebhooks({ auth: false, logger: {}, inbox, consume: false, idempotencyKeys: { message_sent: (event) => String((event.data.message.data as { text: string }).text) } });
+    const handler = lambdaHandler(webhooks);
+    const body = JSON.stringify(message('odd \uFFFF key'));
+    for (let delivery = 0; delivery < 2; delivery += 1) {
+      expect((await handler(httpApiEvent({ method: 'POST', headers: { 'content-type': 'application/json' }, body }), lambdaContext())).statusCode).toBe(200);
+    }
+    const keys = queue.messages.map((m) => m.attributes[MESSAGE_ATTRIBUTES.key]?.StringValue);
+    expect(keys[0]).toMatch(/odd \\uffff key$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
   it('passes the trace context of the entry as a traceparent attribute', async () => {
     const queue = sqs.queue(`events-${++names}`);
     const inbox = sqsQueue({ queueUrl: queue.url, client: sqs.client() });
