@@ -82,7 +82,7 @@ export interface WebhooksOptions {
   commitTimeoutMs?: number;
   /**
    * Per-trigger idempotency keys replacing the documented ones; what a function returns goes after
-   * `<webhook id>:<trigger>:`. See README, "Idempotency keys".
+   * `<appId>:<webhook id>:<trigger>:`. See README, "Idempotency keys".
    * @example { message_sent: (event) => event.data.message.id }
    */
   idempotencyKeys?: IdempotencyKeys;
