@@ -41,7 +41,7 @@ export interface BasicAuthCredentials {
   appId?: string | readonly string[];
 }
 
-/** One pair, or several while rotating: any of them is accepted. */
+/** One pair, or several while rotating: any of them is accepted (those bound to apps, for their apps only). */
 export type BasicAuthOption = BasicAuthCredentials | readonly BasicAuthCredentials[];
 
 // Drawn on first use, not when the module loads: Cloudflare Workers refuse random values in global scope.
