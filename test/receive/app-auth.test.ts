@@ -110,6 +110,8 @@ describe('auth: [{ username, password, appId }]', () => {
     expect((await bound.send(shared, messageOf('c'))).status).toBe(403);
     const widened = receiver({ auth: [{ ...shared, appId: 'a' }, shared] });
     expect((await widened.send(shared, messageOf('c'))).status).toBe(200);
+    const widenedFirst = receiver({ auth: [shared, { ...shared, appId: 'a' }] });
+    expect((await widenedFirst.send(shared, messageOf('c'))).status).toBe(200);
   });
 
   it('a single bound pair (not a list) binds too', async () => {
