@@ -1,6 +1,7 @@
 // Mutation testing of the receiver core and the adapters (issue 10, deliverable 7).
 // Not part of CI: a full run takes tens of minutes. Run one file with
 //   npm run mutate -- --mutate src/receive/auth.ts
+// Stryker lives in tools/mutation/ (not a root dev dependency); `npm run mutate` installs it first.
 // Results and the reading of survivors: bench/results/mutation.md.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -30,7 +31,7 @@ export default {
   // Timing tests (deadlines, handler timeouts) run slower under instrumentation.
   timeoutMS: 10_000,
   timeoutFactor: 2,
-  ignorePatterns: ['dist', 'coverage', 'docs/api', 'bench/results', '.data', 'reports', 'test/consumers', 'test/runtimes', 'test/crash'],
+  ignorePatterns: ['dist', 'coverage', 'docs/api', 'bench/results', '.data', 'reports', 'test/consumers', 'test/runtimes', 'test/crash', 'tools'],
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },

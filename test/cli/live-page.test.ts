@@ -2,24 +2,32 @@
  * The live page of `listen`, in Debian's headless Chromium driven by playwright-core: deliveries appear as
  * they arrive, newest first, and a click shows the payload and the validation issues. The test saves a
  * screenshot under test/cli/__screenshots__/ (ignored by git). Skipped only when no chromium binary exists.
+ * playwright-core is installed by `npm run setup:browser` (.ci/run does): without it the suite fails in CI
+ * and is skipped elsewhere with that command (test/support/tools.ts).
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importTool, requireTool, toolPath } from '../support/tools.js';
 import { assertBuilt, Listener, runCli } from './run-cli.js';
+
+type Playwright = typeof import('playwright-core');
+type Browser = Awaited<ReturnType<Playwright['chromium']['launch']>>;
+const playwright = await importTool<Playwright>('browser', 'playwright-core');
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const SCREENSHOTS = fileURLToPath(new URL('./__screenshots__/', import.meta.url));
 
-describe.skipIf(!CHROMIUM)('listen live page (headless Chromium)', () => {
+requireTool('browser', 'playwright-core', [toolPath('browser', 'playwright-core', 'package.json')]);
+
+describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)', () => {
   let listener: Listener;
   let browser: Browser;
 
   beforeAll(async () => {
     assertBuilt();
     listener = await Listener.start();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless=new', '--disable-gpu'] });
+    browser = await playwright!.chromium.launch({ executablePath: CHROMIUM, args: ['--headless=new', '--disable-gpu'] });
   }, 30_000);
 
   afterAll(async () => {
@@ -40,7 +48,7 @@ describe.skipIf(!CHROMIUM)('listen live page (headless Chromium)', () => {
     await page.waitForFunction(() => document.querySelectorAll('#deliveries li').length === 3);
 
     const items = page.locator('#deliveries li');
-    expect(await items.evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.seq))).toEqual(['3', '2', '1']);
+    expect(await items.evaluateAll((nodes: Element[]) => nodes.map((node) => (node as HTMLElement).dataset.seq))).toEqual(['3', '2', '1']);
     expect(await items.locator('.trigger').allTextContents()).toEqual(['group_created', 'message_sent', 'message_sent']);
     expect(await items.nth(1).locator('.verdict').textContent()).toBe('invalid');
 

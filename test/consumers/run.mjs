@@ -6,7 +6,8 @@
 //   esm/        import of every entry, Express and Fastify for real, on the same Nodes;
 //   typescript/ one application compiled under node16 (CommonJS), nodenext (CommonJS and ES module) and
 //               bundler resolution, by TypeScript 7 and TypeScript 5, then run.
-// The other Nodes and TypeScript 5 come from toolchains/ (installed on first use; linux-x64 only for Node).
+// The other Nodes and TypeScript 5 come from toolchains/ (installed on first use; linux-x64 only for Node),
+// attw and publint from tools/packaging/ (`npm run setup:packaging`, which `npm run test:consumers` runs first).
 // Ends with "N passed, N failed"; exits 1 if any check failed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = (folder, name) => join(folder, 'node_modules', '.bin', name);
+const packaging = join(root, 'tools', 'packaging');
+if (!existsSync(bin(packaging, 'attw'))) execFileSync(process.execPath, [join(root, 'scripts', 'setup-tool.mjs'), 'packaging'], { stdio: 'inherit' });
 const npm = (args, cwd) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 
 const results = [];
@@ -36,8 +39,8 @@ try {
   npm(['run', 'build', '--silent'], root);
   const tarball = join(work, npm(['pack', '--ignore-scripts', '--pack-destination', work], root).trim().split('\n').pop());
 
-  check('@arethetypeswrong/cli: every entry resolves with types under node10, node16 (CJS and ESM) and bundler', bin(root, 'attw'), [tarball]);
-  check('publint --strict', bin(root, 'publint'), ['run', tarball, '--strict']);
+  check('@arethetypeswrong/cli: every entry resolves with types under node10, node16 (CJS and ESM) and bundler', bin(packaging, 'attw'), [tarball]);
+  check('publint --strict', bin(packaging, 'publint'), ['run', tarball, '--strict']);
 
   const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const app = join(work, 'app');

@@ -1,7 +1,9 @@
 /**
  * The fetch adapter's status table under each runtime the README names, against the BUILT package:
- * each runtime (installed from npm as a dev dependency) runs ./fetch-table.mjs, which imports
- * `chat-webhooks` and `chat-webhooks/fetch` by package name, and every row must pass.
+ * each runtime runs ./fetch-table.mjs, which imports `chat-webhooks` and `chat-webhooks/fetch` by package name,
+ * and every row must pass. Bun, Deno and workerd come from npm into tools/runtimes/ (`npm run setup:runtimes`,
+ * which .ci/run runs): without them only Node runs, and the others fail in CI and are skipped elsewhere
+ * (test/support/tools.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireTool, toolPath } from '../support/tools.js';
 import { rows } from './fetch-table.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const bin = (name: string) => join(root, 'node_modules', '.bin', name);
+const bin = (name: string) => toolPath('runtimes', '.bin', name);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 interface Run {
@@ -62,18 +65,22 @@ describe('fetch adapter status table under each runtime (built package)', () => 
     expect(rows.length).toBeGreaterThan(10);
   });
 
+  const installed = requireTool('runtimes', 'Bun, Deno and workerd', ['bun', 'deno', 'workerd'].map(bin));
+
   // Each runtime runs the table twice: as it resolves #platform by default (the `node` condition, which Bun
   // and Deno match too) and with the `worker` condition, which picks the web-only implementation (web.js:
   // SHA in JavaScript, Web Crypto randomness), so that one runs on V8 (Node, Deno) and JavaScriptCore (Bun).
   const runtimes: Array<[name: string, command: () => string, args: string[]]> = [
     ['Node', () => process.execPath, []],
+  ];
+  if (installed) runtimes.push(
     // --no-install: resolve from node_modules only, never fetch a missing package.
     ['Bun', () => bin('bun'), ['--no-install']],
     // Node resolution from this package.json and node_modules (self-reference through `exports`), nothing
     // fetched, no lock file written, and no permission at all: --no-prompt makes any file, env or network
     // access by the package fail the run instead of waiting for an answer.
     ['Deno', () => bin('deno'), ['run', '--no-prompt', '--node-modules-dir=manual', '--no-lock', '--cached-only']],
-  ];
+  );
   const platforms = [
     { label: 'default conditions', conditions: [], platform: 'node.js' },
     { label: '--conditions=worker', conditions: ['--conditions=worker'], platform: 'web.js' },
@@ -86,7 +93,7 @@ describe('fetch adapter status table under each runtime (built package)', () => 
     });
   });
 
-  it('workerd (Cloudflare Workers runtime) without nodejs_compat, the worker bundled by Bun', async () => {
+  it.runIf(installed)('workerd (Cloudflare Workers runtime) without nodejs_compat, the worker bundled by Bun', async () => {
     // node:* left external so that any use of it fails in workerd instead of being polyfilled by Bun.
     const bundle = await run(bin('bun'), [
       'build', here('worker.mjs'), '--target=browser', '--format=esm', '--external', 'node:*',
