@@ -1,10 +1,11 @@
 // Regenerates what derives from the registry and the fixtures: the README's trigger, status and key tables
-// (scripts/tables.mjs) and src/testing/generated/samples.ts (the fixtures embedded for chat-webhooks/testing);
+// (scripts/tables.mjs), its table of contents (scripts/readme-toc.mjs) and src/testing/generated/samples.ts (the fixtures embedded for chat-webhooks/testing);
 // and package.json's entry points written out in full from its `exports` (scripts/exports.mjs).
 // `node scripts/generate.mjs --check` fails instead of writing when anything is out of date.
 import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withEntryPoints } from './exports.mjs';
+import { withToc } from './readme-toc.mjs';
 import { withTables } from './tables.mjs';
 
 const root = new URL('../', import.meta.url);
@@ -31,7 +32,7 @@ export function samplesModule() {
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 const outputs = {
   'package.json': `${JSON.stringify(withEntryPoints(pkg), null, 2)}\n`,
-  'README.md': withTables(readFileSync(new URL('README.md', root), 'utf8'), { registry, triggers, idempotencyFields }),
+  'README.md': withToc(withTables(readFileSync(new URL('README.md', root), 'utf8'), { registry, triggers, idempotencyFields })),
   'src/testing/generated/samples.ts': samplesModule(),
 };
 
