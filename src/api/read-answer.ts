@@ -10,7 +10,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** Thrown inside an attempt when the answer passes the cap; the transport turns it into an `ApiError`. */
 export class AnswerTooLarge extends Error {
-  constructor(readonly maxBytes: number, readonly declaredBytes?: number) {
+  constructor(readonly maxBytes: number, readonly status: number, readonly declaredBytes?: number) {
     super(`the answer is longer than ${maxBytes} bytes`);
   }
 }
@@ -18,7 +18,7 @@ export class AnswerTooLarge extends Error {
 /** The body as text (UTF-8), at most `maxBytes` of it; rejects with `AnswerTooLarge` past that. */
 export async function readCapped(response: Response, maxBytes: number, controller: AbortController): Promise<string> {
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) throw stop(controller, new AnswerTooLarge(maxBytes, declared));
+  if (declared > maxBytes) throw stop(controller, new AnswerTooLarge(maxBytes, response.status, declared));
   if (response.body === null) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -29,7 +29,7 @@ export async function readCapped(response: Response, maxBytes: number, controlle
     total += value.byteLength;
     if (total > maxBytes) {
       chunks.length = 0;
-      const error = stop(controller, new AnswerTooLarge(maxBytes));
+      const error = stop(controller, new AnswerTooLarge(maxBytes, response.status));
       void reader.cancel(error).catch(() => undefined);
       throw error;
     }

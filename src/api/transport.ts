@@ -178,7 +178,7 @@ function refusal(context: AttemptContext, cause: RedirectRefused | AnswerTooLarg
   }
   const declared = cause.declaredBytes === undefined ? '' : ` (it declared ${cause.declaredBytes})`;
   const message = `${context.verb} ${context.safeUrl} answered with more than maxResponseBytes (${cause.maxBytes} bytes)${declared}; the connection was closed`;
-  return new ApiError(message, { ...common, code: 'response_too_large' });
+  return new ApiError(message, { ...common, code: 'response_too_large', status: cause.status });
 }
 
 /**
