@@ -151,7 +151,8 @@ describe('bounded answers', () => {
       new Response(
         new ReadableStream({
           pull(controller) {
-            pulled++;
+            // Endless as far as a 1 MiB cap can tell; closed at 64 MiB so a client without a cap fails instead of hanging.
+            if (++pulled > 4_096) return controller.close();
             controller.enqueue(new Uint8Array(16 * 1024));
           },
           cancel(reason) {
