@@ -61,6 +61,7 @@ describe('pagination ends', () => {
     expect(String(error)).not.toContain(apiKey);
     expect(requested).toEqual([1, 2, 3]);
     expect(ms).toBeLessThan(5_000);
+    console.log(`two alternating pages: stopped after ${requested.length} requests, ${ms.toFixed(1)} ms`);
   });
 
   it('alternating pages that each announce one more page are not walked again either', async () => {
