@@ -74,8 +74,9 @@ interface Attempt {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-/** Longest text body kept in an error, and longest status text / request id / cause message. */
+/** Longest text body kept in an error (cut after redaction). */
 const MAX_ERROR_TEXT = 2_000;
+/** Longest status text, request id and failure message kept in an error (cut after redaction). */
 const MAX_SHORT_TEXT = 200;
 
 export function createTransport(config: TransportConfig): Transport {

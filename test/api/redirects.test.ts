@@ -94,6 +94,13 @@ describe('redirects to another origin are refused', () => {
     expectNoCredential(error);
   });
 
+  it('never names a host made of the key', async () => {
+    const double: typeof fetch = async () => new Response(null, { status: 307, headers: { location: `https://${apiKey}.attacker.example/x` } });
+    const error = await rejection(chat({ fetch: double }).users.list());
+    expect(error.code).toBe('redirect');
+    expectNoCredential(error);
+  });
+
   it('refuses a location that is not a URL, or not http(s)', async () => {
     platform.plan({ status: 302, headers: { location: 'http://[::1' } }, { status: 302, headers: { location: 'file:///etc/passwd' } });
     expect((await rejection(chat().users.list())).code).toBe('redirect');
