@@ -27,9 +27,9 @@ function stateOption(value: string): InboxState {
   throw new InvalidArgumentError(`Expected one of ${STATES.join(', ')}.`);
 }
 
-function missingPeer(cause: unknown, name: string): never {
-  const code = (cause as NodeJS.ErrnoException).code;
-  if (code === 'ERR_MODULE_NOT_FOUND') throw failure(`The ${name} inbox needs its optional peer: ${(cause as Error).message.match(/'([^']+)'/)?.[1] ?? name} (npm install it).`);
+/** The store's module says which optional peer it lacks and how to install it: that sentence is the message. */
+function missingPeer(cause: unknown): never {
+  if ((cause as NodeJS.ErrnoException).code === 'ERR_CHAT_WEBHOOKS_MISSING_PEER') throw failure((cause as Error).message);
   throw cause;
 }
 
@@ -38,10 +38,10 @@ async function openStore(options: StoreOptions): Promise<Inbox> {
   if (options.sqlite !== undefined) {
     // Opening a path that does not exist would create an empty database and report nothing wrong.
     if (!existsSync(options.sqlite)) throw usageError(`No such file: ${options.sqlite}.`);
-    const { sqliteInbox } = await import('../inbox/sqlite.js').catch((cause: unknown) => missingPeer(cause, 'SQLite'));
+    const { sqliteInbox } = await import('../inbox/sqlite.js').catch((cause: unknown) => missingPeer(cause));
     return sqliteInbox({ path: options.sqlite });
   }
-  const { redisInbox } = await import('../inbox/redis.js').catch((cause: unknown) => missingPeer(cause, 'Redis'));
+  const { redisInbox } = await import('../inbox/redis.js').catch((cause: unknown) => missingPeer(cause));
   return redisInbox({
     url: options.redis as string,
     // A command line gives up on a server that does not answer instead of waiting for it forever.
