@@ -34,6 +34,22 @@ export interface FetchHandlerOptions {
 
 export type FetchHandler = (request: Request, ctx?: FetchContext) => Promise<Response>;
 
+/**
+ * A Fetch API handler for the receiver: `(request, ctx?) => Promise<Response>`, for Next.js, Bun, Deno and
+ * Cloudflare Workers (the handlers run under `ctx.waitUntil` when the runtime gives one).
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { fetchHandler } from 'chat-webhooks/fetch';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.id));
+ *
+ * // Next.js app router: app/webhooks/route.ts
+ * export const POST = fetchHandler(webhooks);
+ * ```
+ */
 export function fetchHandler(webhooks: Webhooks, options: FetchHandlerOptions = {}): FetchHandler {
   rejectUnknownOptions('fetchHandler', options, Object.keys({ path: true, awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof FetchHandlerOptions, true>));
   const { path, awaitHandlers = false, handlerTimeoutMs } = options;

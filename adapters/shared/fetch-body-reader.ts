@@ -4,6 +4,19 @@ import type { BodyReader } from '../../src/receive/index.js';
 /**
  * Reads the request stream up to the limit: past `maxBytes` it cancels the stream and resolves with what it
  * has (the receiver answers 413), so an oversized body is never pulled whole.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { fetchBodyReader } from 'chat-webhooks/fetch';
+ *
+ * const webhooks = createWebhooks({ auth: false });
+ * // Writing an adapter of your own for a Fetch API host:
+ * async function answer(request: Request): Promise<Response> {
+ *   const { status, headers, body } = await webhooks.handle({ method: request.method, headers: request.headers, body: fetchBodyReader(request) });
+ *   return new Response(body, { status, headers });
+ * }
+ * ```
  */
 export function fetchBodyReader(request: Request): BodyReader {
   return async (maxBytes) => {

@@ -184,7 +184,20 @@ function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
   throw new TypeError('redisInbox needs `url` (redis://host:6379) or `connection` (an ioredis client or its options).');
 }
 
-/** Connects to the inbox on Redis (BullMQ queue `inbox` under `prefix`). */
+/**
+ * Connects to the inbox on Redis (BullMQ queue `inbox` under `prefix`).
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks, createWorker } from 'chat-webhooks';
+ * import { redisInbox } from 'chat-webhooks/redis';
+ *
+ * // Receivers store and answer; workers (here, or on other machines) run the handlers.
+ * const receiver = createWebhooks({ auth: false, inbox: redisInbox({ url: 'redis://localhost:6379' }), consume: false });
+ * const worker = createWorker({ inbox: redisInbox({ url: 'redis://localhost:6379' }) });
+ * worker.on('message_sent', (event) => console.log(event.data.message.id)).start();
+ * ```
+ */
 export function redisInbox(options: RedisInboxOptions): Inbox {
   if (options?.windowMs !== undefined && !(options.windowMs > 0)) {
     throw new TypeError('redisInbox: `windowMs` must be a positive number of milliseconds.');

@@ -69,7 +69,18 @@ function checkCredentials(entry: unknown, path: string): asserts entry is BasicA
   }
 }
 
-/** Checks the credentials once and returns a verifier that reuses their digests. */
+/**
+ * Checks the credentials once and returns a verifier that reuses their digests.
+ *
+ * @example
+ * ```ts
+ * import { createBasicAuthVerifier } from 'chat-webhooks';
+ *
+ * const verify = createBasicAuthVerifier({ username: 'app', password: process.env.WEBHOOK_PASSWORD! });
+ * verify('Basic YXBwOnMzY3JldA=='); // false unless the password is s3cret
+ * verify(request.headers.get('authorization'));
+ * ```
+ */
 export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuthVerifier {
   const list = Array.isArray(credentials) ? credentials : [credentials as BasicAuthCredentials];
   if (list.length === 0) {
@@ -130,6 +141,15 @@ const MAX_HEADER_LENGTH = 8 * 1024;
 /**
  * Whether an `Authorization` header value carries one of the credentials.
  * For repeated checks, `createBasicAuthVerifier` computes the expected digests once.
+ *
+ * @example
+ * ```ts
+ * import { verifyBasicAuth } from 'chat-webhooks';
+ *
+ * const credentials = { username: 'app', password: 's3cret' };
+ * verifyBasicAuth('Basic YXBwOnMzY3JldA==', credentials); // true: app:s3cret
+ * verifyBasicAuth(request.headers.get('authorization'), credentials);
+ * ```
  */
 export function verifyBasicAuth(header: string | null | undefined, credentials: BasicAuthOption): boolean {
   return createBasicAuthVerifier(credentials)(header);

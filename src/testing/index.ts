@@ -118,7 +118,20 @@ function unknownTrigger(trigger: string): ConfigurationError {
   return new ConfigurationError('trigger', `createTestEvent(${JSON.stringify(trigger)}): unknown trigger.`);
 }
 
-/** The `Authorization` header value for Basic credentials (UTF-8). */
+/**
+ * The `Authorization` header value for Basic credentials (UTF-8).
+ *
+ * @example
+ * ```ts
+ * import { basicAuthHeader } from 'chat-webhooks/testing';
+ *
+ * await fetch('http://localhost:3000/webhooks', {
+ *   method: 'POST',
+ *   headers: { 'content-type': 'application/json', authorization: basicAuthHeader('app', 's3cret') },
+ *   body: JSON.stringify(event),
+ * });
+ * ```
+ */
 export function basicAuthHeader(username: string, password: string): string {
   return `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`;
 }
@@ -131,7 +144,19 @@ export interface BuildRequestOptions {
   method?: string;
 }
 
-/** A normalized request carrying the event as the platform sends it, for `webhooks.handle()`. */
+/**
+ * A normalized request carrying the event as the platform sends it, for `webhooks.handle()`.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { buildRequest, createTestEvent } from 'chat-webhooks/testing';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: 's3cret' } });
+ * const response = await webhooks.handle(buildRequest(createTestEvent('message_sent'), { auth: { username: 'app', password: 's3cret' } }));
+ * console.log(response.status); // 200
+ * ```
+ */
 export function buildRequest(event: object | string, options: BuildRequestOptions = {}): WebhookRequest {
   const body = typeof event === 'string' ? event : JSON.stringify(event);
   const headers: Record<string, string> = {
