@@ -198,7 +198,7 @@ export function inboxCommand(): Command {
 Examples:
   $ chat-webhooks inbox stats --sqlite ./webhooks.db
   $ chat-webhooks inbox list --state dead --sqlite ./webhooks.db
-  $ chat-webhooks inbox show 'message_sent:1421' --sqlite ./webhooks.db
+  $ chat-webhooks inbox show '2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421' --sqlite ./webhooks.db
   $ chat-webhooks inbox retry --redis redis://localhost:6379
   $ chat-webhooks inbox purge --state done --sqlite ./webhooks.db --json`,
     );
