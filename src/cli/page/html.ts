@@ -34,7 +34,7 @@ export const STYLE = `
   .facts { color: #888; font-size: 12px; }
   .actions { display: flex; flex-wrap: wrap; gap: 6px; }
   table.headers { border-collapse: collapse; font: 12px ui-monospace, monospace; width: 100%; }
-  .headers th { text-align: left; vertical-align: top; padding: 2px 8px 2px 0; white-space: nowrap; font-weight: 600; }
+  .headers th { text-align: left; vertical-align: top; padding: 2px 12px 2px 0; white-space: nowrap; font-weight: 600; width: 1%; }
   .headers td { padding: 2px 0; }
   #copy-fallback { width: 100%; min-height: 6em; font: 12px ui-monospace, monospace; }
   @media (max-width: 700px) {
