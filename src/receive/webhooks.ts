@@ -7,6 +7,7 @@ import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
 import { Admission } from './admission.js';
 import { Answers, FirstRunContext, type DuplicateContext } from './answers.js';
+import { AppBinding } from './auth.js';
 import { Consumer, consumerSettings } from './consume.js';
 import { Dispatcher, isThenable, type HandlerContext, type Outcome } from './dispatch.js';
 import { WebhookError } from './errors.js';
@@ -80,7 +81,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
-      response = admission.refusal(request) ?? intake.take(request, options, send);
+      const admitted = admission.admit(request);
+      if (admitted === undefined) response = intake.take(request, options, send);
+      else response = admitted instanceof AppBinding ? intake.take(request, options, send, admitted) : admitted;
     } catch (cause) {
       response = answers.failed(cause);
     }

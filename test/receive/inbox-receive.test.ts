@@ -92,7 +92,7 @@ describe('createWebhooks({ inbox }): answers', () => {
     expect(seen).toHaveLength(1);
     const [id, context] = seen[0]!;
     expect(id).toBe('1421');
-    expect(context).toMatchObject({ key: 'wh_chat_events:message_sent:1421', attempt: 1 });
+    expect(context).toMatchObject({ key: '2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421', attempt: 1 });
     expect(context.receivedAt).toBeGreaterThanOrEqual(before);
   });
 
@@ -108,7 +108,7 @@ describe('createWebhooks({ inbox }): answers', () => {
     const again = await webhooks.handle(request(fixture('message_sent').replace('{', '{ ')));
     expect(again.status).toBe(200);
     await again.done;
-    expect(duplicates).toEqual(['message_sent wh_chat_events:message_sent:1421']);
+    expect(duplicates).toEqual(['message_sent 2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421']);
     await sleep(20);
     expect(handler).toHaveBeenCalledTimes(1);
   });
@@ -201,12 +201,12 @@ describe('createWebhooks({ inbox }): answers', () => {
     expect((await inbox.stats()).pending).toBe(0);
   });
 
-  it('idempotencyKeys overrides a trigger\'s key (after "<webhook>:<trigger>:")', async () => {
+  it('idempotencyKeys overrides a trigger\'s key (after "<appId>:<webhook>:<trigger>:")', async () => {
     const inbox = memoryInbox();
     const { webhooks } = receiver({ inbox, consume: false, idempotencyKeys: { message_sent: (event) => `conv-${event.data.message.conversationId}` } });
     await webhooks.handle(request(fixture('message_sent')));
     const [listed] = await inbox.list({ state: 'pending' });
-    expect(listed?.key).toMatch(/^wh_chat_events:message_sent:conv-/);
+    expect(listed?.key).toMatch(/^2601c4f1a2b3c4d5:wh_chat_events:message_sent:conv-/);
   });
 });
 
@@ -226,7 +226,7 @@ describe('the worker: retries, dead events, leases', () => {
       ['handler_failed', 1, true],
       ['handler_failed', 2, true],
     ]);
-    expect(errors[0]?.key).toBe('wh_chat_events:message_sent:1421');
+    expect(errors[0]?.key).toBe('2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421');
     expect(errors[0]?.rawBody).toBe(fixture('message_sent'));
   });
 
