@@ -25,6 +25,9 @@ import { didYouMean } from './suggest.js';
 /** How long a refused request's body may take to arrive after the answer before it is recorded as it is. */
 const BODY_GRACE_MS = 250;
 
+/** The receiver's body limit (its default `maxBodyBytes`): what a record keeps of a body at most. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
 /** How long a key counts as seen, and how many are remembered (the memory inbox's defaults). */
 const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 const DUPLICATE_MAX_KEYS = 10_000;
@@ -52,7 +55,13 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
 /** Collects the request body and the answer's text as they pass, without taking them from the adapter. */
 function tap(req: IncomingMessage, res: ServerResponse): () => Promise<{ rawBody: string; answer: string }> {
   const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  let kept = 0;
+  // What the receiver reads at most: past it the answer is 413 and the rest, drained for a moment, is not kept.
+  req.on('data', (chunk: Buffer) => {
+    if (kept >= MAX_BODY_BYTES) return;
+    chunks.push(chunk.subarray(0, MAX_BODY_BYTES - kept));
+    kept += chunk.length;
+  });
   let answer = '';
   const end = res.end as (...args: unknown[]) => ServerResponse;
   res.end = function (this: ServerResponse, ...args: unknown[]) {

@@ -222,6 +222,8 @@ describe('listen', () => {
     ]);
     expect(records.find((record) => record.status === 400)?.issues[0]?.message).toMatch(/not valid JSON/);
     expect(records.find((record) => record.status === 405)?.issues).toEqual([]);
+    // The rest of an oversized body, drained after the 413, is not kept: at most the receiver's limit.
+    expect(records.find((record) => record.status === 413)?.rawBody.length).toBeLessThanOrEqual(1024 * 1024);
   });
 
   it('prints each delivery readably without --json', async () => {

@@ -61,6 +61,9 @@ export function servePage(req: IncomingMessage, res: ServerResponse, routes: Pag
     const page = pageHtml({ instance: routes.feed.instance, user: routes.user, forward: routes.forward, records: routes.feed.recent(RENDERED_BYTES) });
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/html; charset=utf-8' });
     res.end(req.method === 'HEAD' ? undefined : page);
+  } else if (url.pathname === '/events' && req.method === 'HEAD') {
+    res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream; charset=utf-8' });
+    res.end();
   } else if (url.pathname === '/events') {
     const after = Number(url.searchParams.get('after') ?? 0);
     routes.feed.subscribe(req, res, Number.isSafeInteger(after) ? after : 0, HEADERS);
