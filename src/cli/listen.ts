@@ -11,6 +11,7 @@ import { Command } from 'commander';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import { createWebhooks, isKnownTrigger, memoryInbox, triggers } from '../index.js';
 import { Recorder, type Captured } from './captured.js';
+import { collectEvery } from './collect.js';
 import { EXIT_OK, failure } from './errors.js';
 import { Output } from './output.js';
 import { allowedHosts } from './page/guard.js';
@@ -31,6 +32,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /** How long a key counts as seen, and how many are remembered (the memory inbox's defaults). */
 const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
 const DUPLICATE_MAX_KEYS = 10_000;
+
+/** Bodies received between two full garbage collections (collect.ts). */
+const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
 
 interface ListenOptions {
   port: number;
@@ -159,9 +163,11 @@ function assemble(options: ListenOptions, output: Output, auth: Credentials | un
   const feed = new LiveFeed<Record<string, string>>();
   const shown = eventsFilter(options.events, output) ?? (() => true);
   const forward = options.forward;
+  const collect = collectEvery(COLLECT_EVERY_BYTES);
 
   async function received(req: IncomingMessage, arrival: ReturnType<typeof tap>, res: ServerResponse) {
     const { rawBody, answer } = await arrival();
+    collect(rawBody.length);
     const headers = requestHeaders(req);
     const record: Captured = recorder.record({ method: req.method ?? 'POST', path: req.url ?? '/', status: res.statusCode, answer, headers, rawBody });
     const kept = forwardedHeaders(req);

@@ -45,18 +45,20 @@ async function deliver(url: string, from: number, to: number): Promise<void> {
   }
 }
 
-/** Reads a socket until `pattern` shows in what it sent; resolves with the text. */
-function readUntil(socket: Socket, pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+/** Reads a socket until `pattern` shows in what it sent; resolves with the text's tail and the SSE event names seen. */
+function readUntil(socket: Socket, pattern: RegExp, timeoutMs = 20_000): Promise<{ text: string; events: Set<string> }> {
   return new Promise((resolve, reject) => {
     let text = '';
+    const events = new Set<string>();
     const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${text.length} characters`)), timeoutMs);
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
-      // Keep only the tail: the payloads are large and only the ids matter.
+      // Keep only the tail: the payloads are large and only the ids and event names matter.
       text = (text + chunk).slice(-2_000_000);
+      for (const [, name] of text.matchAll(/\nevent: (\w+)\n/g)) events.add(name as string);
       if (pattern.test(text)) {
         clearTimeout(timer);
-        resolve(text);
+        resolve({ text, events });
       }
     });
     socket.resume();
@@ -93,7 +95,9 @@ describe('listen with subscribers that do not read', () => {
 
     // A paused page that wakes up is not stuck: it is brought to the newest delivery.
     const woken = sockets[0] as Socket;
-    const text = await readUntil(woken, new RegExp(`\\nid: [0-9a-f]+\\.${DELIVERIES}\\n`));
+    const { text, events } = await readUntil(woken, new RegExp(`\\nid: [0-9a-f]+\\.${DELIVERIES}\\n`));
     expect(text).toContain('load_test');
+    // ...and told that it missed some: the history kept only the newest.
+    expect([...events].sort()).toEqual(['delivery', 'hello', 'skipped']);
   }, 120_000);
 });

@@ -122,6 +122,10 @@ export function connect(): void {
     // `listen` was restarted: its numbering started over, so what the page holds is another run's.
     if (instance !== state.config.instance) location.reload();
   });
+  source.addEventListener('skipped', (event) => {
+    const { through } = JSON.parse((event as MessageEvent<string>).data) as { through: number };
+    notify(`Some deliveries up to #${through} were dropped from listen's history before this page read them.`);
+  });
   source.addEventListener('delivery', (event) => received(JSON.parse((event as MessageEvent<string>).data) as Delivery));
   source.addEventListener('open', () => (indicator.textContent = 'live'));
   source.addEventListener('error', () => (indicator.textContent = 'reconnecting…'));

@@ -51,6 +51,8 @@ export class LiveFeed<Private = undefined> {
   readonly instance = randomBytes(4).toString('hex');
   readonly #history: Entry<Private>[] = [];
   #bytes = 0;
+  /** The highest seq dropped from the history. */
+  #droppedThrough = 0;
   readonly #subscribers = new Set<Subscriber>();
   readonly #timer = setInterval(() => this.#keepAlive(), KEEP_ALIVE_MS).unref();
 
@@ -63,7 +65,9 @@ export class LiveFeed<Private = undefined> {
     this.#bytes += message.length;
     // The newest record stays even alone past maxBytes (a body is at most the receiver's limit).
     while (this.#history.length > 1 && (this.#history.length > this.limits.maxRecords || this.#bytes > this.limits.maxBytes)) {
-      this.#bytes -= (this.#history.shift() as Entry<Private>).message.length;
+      const dropped = this.#history.shift() as Entry<Private>;
+      this.#bytes -= dropped.message.length;
+      this.#droppedThrough = dropped.seq;
     }
     for (const subscriber of this.#subscribers) this.#pump(subscriber);
   }
@@ -126,6 +130,11 @@ export class LiveFeed<Private = undefined> {
   /** Writes what the subscriber has not had yet, for as long as its socket takes it. */
   #pump(subscriber: Subscriber): void {
     if (subscriber.blocked || subscriber.res.destroyed) return;
+    if (subscriber.next <= this.#droppedThrough) {
+      // Told, so the page can say that it missed some; it goes on from the oldest record kept.
+      subscriber.res.write(`event: skipped\ndata: ${JSON.stringify({ through: this.#droppedThrough })}\n\n`);
+      subscriber.next = this.#droppedThrough + 1;
+    }
     for (const entry of this.#history) {
       if (entry.seq < subscriber.next) continue;
       subscriber.next = entry.seq + 1;
