@@ -238,7 +238,7 @@ export function listenCommand(): Command {
   )
     .option('--json', 'one JSON line per delivery (what `replay` and `validate` read)')
     .option('--forward <url>', 'also send each accepted delivery to your own server, headers included', httpUrl)
-    .option('--events <triggers>', 'show and capture only these triggers (comma-separated); others are still answered', triggerList)
+    .option('--events <triggers>', 'show and capture only these triggers (comma-separated); others are still answered and forwarded', triggerList)
     .addHelpText(
       'after',
       `
