@@ -3,7 +3,8 @@
  * receiver's memory inbox), which headers are masked, which `Host` values the page answers, and the live
  * feed's bounded history (its subscribers over real sockets are in listen-memory.test.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { escapeControl } from '../../src/index.js';
 import { maskHeaders, Recorder, type Captured } from '../../src/cli/captured.js';
 import { allowedHosts } from '../../src/cli/page/guard.js';
 import { LiveFeed } from '../../src/cli/page/live-feed.js';
@@ -15,6 +16,13 @@ const arrival = (guid: string) => ({
   answer: '',
   headers: {},
   rawBody: JSON.stringify({ trigger: 'group_deleted', data: { group: { guid } } }),
+});
+
+describe('escapeControl (public, what listen prints names and keys through)', () => {
+  it('writes every C0/C1 control, DEL and U+2028/2029 as a \\u escape, and leaves other text alone', () => {
+    expectTypeOf(escapeControl).toEqualTypeOf<(text: string) => string>();
+    expect(escapeControl('a\nb\r\u001b[2J\u007f\u009b\u2028\u2029 é ✓')).toBe('a\\u000ab\\u000d\\u001b[2J\\u007f\\u009b\\u2028\\u2029 é ✓');
+  });
 });
 
 describe('Recorder', () => {
