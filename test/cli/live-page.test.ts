@@ -65,7 +65,7 @@ describe.skipIf(!CHROMIUM)('listen live page (headless Chromium)', () => {
     await page.setViewportSize({ width, height });
     page.on('console', (message) => {
       // A refused connection (the test that cuts the feed) is logged too; what matters is what CSP refused.
-      if (message.type() === 'error' && /Content Security Policy|Refused/i.test(message.text())) problems.push(message.text());
+      if (message.type() === 'error' && /Content Security Policy|^Refused to /.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(String(error)));
     return page;
@@ -317,6 +317,25 @@ describe.skipIf(!CHROMIUM)('listen live page (headless Chromium)', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^curl -X POST /);
     await shot(page, 'live-page-keyboard');
+    await page.close();
+  });
+
+  it('a page open across a restart of listen starts over with the new run', async () => {
+    await send(['group_created']);
+    const page = await openPage();
+    await page.goto(listener.url);
+    await expect.poll(() => page.locator('#state').textContent()).toBe('live');
+    expect(await page.locator('#deliveries li').count()).toBeGreaterThan(0);
+    const { port } = listener;
+    expect(await listener.stop()).toBe(0);
+    await expect.poll(() => page.locator('#state').textContent()).toBe('reconnecting…');
+    listener = await Listener.start([...AUTH, '--forward', app.url, '--port', String(port)]);
+    // The new run numbers from 1 again: the page reloads rather than mix the two runs.
+    await expect.poll(() => page.locator('#state').textContent(), { timeout: 10_000 }).toBe('live');
+    await expect.poll(() => page.locator('#deliveries li').count()).toBe(0);
+    const [first] = await send(['user_blocked']);
+    expect(first?.seq).toBe(1);
+    await expect.poll(() => page.locator('#deliveries li').count()).toBe(1);
     await page.close();
   });
 });
