@@ -15,6 +15,8 @@ export class CommitTimeout extends Error {
 export class Commits {
   /** The latest put per key still in flight, across every inbox this receiver writes to. */
   readonly #inFlight = new Map<string, Promise<unknown>>();
+  /** Every commit a caller still waits for (each ends by the commit timeout at the latest), for close(). */
+  readonly #waited = new Set<Promise<unknown>>();
   readonly #timeoutMs: number;
 
   constructor(commitTimeoutMs: number) {
@@ -31,7 +33,16 @@ export class Commits {
     void tracked.then(() => {
       if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
     });
-    return this.#within(put);
+    const answer = this.#within(put);
+    const waited = answer.catch(() => undefined);
+    this.#waited.add(waited);
+    void waited.then(() => this.#waited.delete(waited));
+    return answer;
+  }
+
+  /** Resolves once every commit asked for so far has been answered (stored, duplicate, failed or timed out). */
+  async settled(): Promise<void> {
+    await Promise.all(this.#waited);
   }
 
   #within(put: Promise<PutResult>): Promise<PutResult> {
