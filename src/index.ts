@@ -33,6 +33,7 @@ export type {
   InboxState,
   InboxStats,
   ListOptions,
+  PutOptions,
   PutResult,
   ReceiveOutcome,
   RetryOptions,

@@ -27,13 +27,18 @@ export class Commits {
   store(inbox: Inbox, entry: InboxEntry): Promise<PutResult> {
     const { key } = entry;
     const earlier = this.#inFlight.get(key);
-    const put = earlier ? earlier.then(() => inbox.put(entry)) : inbox.put(entry);
+    // Aborted at the commit timeout: a store drops what it has not sent yet (src/inbox/port.ts, PutOptions).
+    const giveUp = this.#timeoutMs === Infinity ? undefined : new AbortController();
+    const options = giveUp && { signal: giveUp.signal };
+    const put = earlier
+      ? earlier.then(() => (giveUp?.signal.aborted ? Promise.reject(new CommitTimeout(this.#timeoutMs)) : inbox.put(entry, options)))
+      : inbox.put(entry, options);
     const tracked = put.catch(() => undefined);
     this.#inFlight.set(key, tracked);
     void tracked.then(() => {
       if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
     });
-    const answer = this.#within(put);
+    const answer = this.#within(put, giveUp);
     const waited = answer.catch(() => undefined);
     this.#waited.add(waited);
     void waited.then(() => this.#waited.delete(waited));
@@ -45,12 +50,15 @@ export class Commits {
     await Promise.all(this.#waited);
   }
 
-  #within(put: Promise<PutResult>): Promise<PutResult> {
+  #within(put: Promise<PutResult>, giveUp: AbortController | undefined): Promise<PutResult> {
     const ms = this.#timeoutMs;
     // Options refuse a timeout that is not > 0; Infinity means no timer at all.
-    if (ms === Infinity) return put;
+    if (!giveUp) return put;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new CommitTimeout(ms)), ms);
+      const timer = setTimeout(() => {
+        giveUp.abort();
+        reject(new CommitTimeout(ms));
+      }, ms);
       put.then(
         (result) => {
           clearTimeout(timer);
