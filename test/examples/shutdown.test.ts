@@ -117,6 +117,25 @@ describe('the durable pattern (README "Durable delivery", examples/durable.mjs):
     });
   }
 
+  it(`redis, during an outage (Redis killed): SIGTERM still ends the process by itself (code 0) within ${EXIT_BOUND_MS} ms`, async () => {
+    const own = await startRedis();
+    try {
+      const durable = start('examples/durable.mjs', { INBOX: 'redis', REDIS_URL: own.url });
+      await durable.waitFor(/^listening on /);
+      own.process.kill('SIGKILL');
+      // Long enough for the workers' claims to be waiting on the lost connection.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalled = Date.now();
+      durable.child.kill('SIGTERM');
+      const exit = await durable.exited();
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      expect(exit.at - signalled).toBeLessThan(EXIT_BOUND_MS);
+      expect(openAtExit(durable.lines)).toEqual([]);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('the README shows the same shutdown lines as examples/durable.mjs', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const example = readFileSync(join(root, 'examples/durable.mjs'), 'utf8');
