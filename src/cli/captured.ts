@@ -43,6 +43,7 @@ export interface Arrival {
 
 const REFUSAL_CODES: Record<number, string> = {
   401: 'unauthorized',
+  403: 'app_mismatch',
   405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',

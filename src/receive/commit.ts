@@ -23,22 +23,26 @@ export class Commits {
     this.#timeoutMs = commitTimeoutMs;
   }
 
-  /** Resolves once committed (or found a duplicate); rejects on failure or after the commit timeout. */
-  store(inbox: Inbox, entry: InboxEntry): Promise<PutResult> {
+  /**
+   * Resolves once committed (or found a duplicate); rejects on failure or after the commit timeout, or after
+   * `timeoutMs` if that is shorter (the time a serverless invocation has left, say).
+   */
+  store(inbox: Inbox, entry: InboxEntry, timeoutMs = this.#timeoutMs): Promise<PutResult> {
     const { key } = entry;
     const earlier = this.#inFlight.get(key);
-    // Aborted at the commit timeout: a store drops what it has not sent yet (src/inbox/port.ts, PutOptions).
-    const giveUp = this.#timeoutMs === Infinity ? undefined : new AbortController();
+    const ms = Math.min(this.#timeoutMs, timeoutMs);
+    // Aborted when the caller gives up: a store drops what it has not sent yet (src/inbox/port.ts, PutOptions).
+    const giveUp = ms === Infinity ? undefined : new AbortController();
     const options = giveUp && { signal: giveUp.signal };
     const put = earlier
-      ? earlier.then(() => (giveUp?.signal.aborted ? Promise.reject(new CommitTimeout(this.#timeoutMs)) : inbox.put(entry, options)))
+      ? earlier.then(() => (giveUp?.signal.aborted ? Promise.reject(new CommitTimeout(ms)) : inbox.put(entry, options)))
       : inbox.put(entry, options);
     const tracked = put.catch(() => undefined);
     this.#inFlight.set(key, tracked);
     void tracked.then(() => {
       if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
     });
-    const answer = this.#within(put, giveUp);
+    const answer = this.#within(put, ms, giveUp);
     const waited = answer.catch(() => undefined);
     this.#waited.add(waited);
     void waited.then(() => this.#waited.delete(waited));
@@ -50,8 +54,7 @@ export class Commits {
     await Promise.all(this.#waited);
   }
 
-  #within(put: Promise<PutResult>, giveUp: AbortController | undefined): Promise<PutResult> {
-    const ms = this.#timeoutMs;
+  #within(put: Promise<PutResult>, ms: number, giveUp: AbortController | undefined): Promise<PutResult> {
     // Options refuse a timeout that is not > 0; Infinity means no timer at all.
     if (!giveUp) return put;
     return new Promise((resolve, reject) => {

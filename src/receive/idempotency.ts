@@ -1,14 +1,15 @@
 /**
  * Idempotency keys: the platform sends no delivery id, so each event's key comes from the fields the platform
  * documents for its trigger (src/events/idempotency.ts), else from a digest of the exact body: identical
- * bytes are the same delivery. Every key starts with `<webhook id>:<trigger>:`.
+ * bytes are the same delivery. Every key starts with `<appId>:<webhook id>:<trigger>:` (keyPrefix in
+ * src/events/idempotency.ts says how a missing `appId` or webhook id is written).
  */
 import { documentedKey, keyPrefix, type EventOf, type ParsedWebhook, type Trigger } from '../events/index.js';
 import { sha256Base64 } from '#platform';
 
 /**
  * Per-trigger key functions that replace the documented fields: `{ message_sent: (e) => e.data.message.id }`.
- * What one returns goes after `<webhook id>:<trigger>:`. Unknown triggers may be named too.
+ * What one returns goes after `<appId>:<webhook id>:<trigger>:`. Unknown triggers may be named too.
  */
 export type IdempotencyKeys = { [T in Trigger]?: (event: EventOf<T>) => string } & {
   [trigger: string]: ((event: never) => string) | undefined;
@@ -30,7 +31,7 @@ function bodyKey(event: ParsedWebhook, rawBody: string | Uint8Array | undefined)
 export interface KeyFunctions {
   /** The key from fields (an override, else the documented ones), or undefined: then only the body names it. */
   fieldKeyOf(event: ParsedWebhook): string | undefined;
-  /** The full key: the field key, else `<webhook id>:<trigger>:#<digest of the body>`. */
+  /** The full key: the field key, else `<appId>:<webhook id>:<trigger>:#<digest of the body>`. */
   keyOf(event: ParsedWebhook, rawBody?: string | Uint8Array): string;
 }
 

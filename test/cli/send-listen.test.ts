@@ -60,7 +60,7 @@ describe('send into listen', () => {
     expect(record).toMatchObject({ status: 200, verdict: 'valid', trigger: 'message_sent', duplicate: false, issues: [] });
     // The package's idempotency key: message_sent's documented field is the message id.
     const sent = JSON.parse(record?.rawBody ?? '') as { data: { message: { id: string } } };
-    expect(record?.key).toBe(`wh_chat_events:message_sent:${sent.data.message.id}`);
+    expect(record?.key).toBe(`2601c4f1a2b3c4d5:wh_chat_events:message_sent:${sent.data.message.id}`);
     expect(record?.fields).toContainEqual(['sender', 'superhero1']);
     // Forwarded byte for byte, with the headers the platform sent (its capitalized content type included).
     expect(record?.forward).toMatchObject({ url: app.url, status: 204 });
@@ -212,10 +212,10 @@ describe('listen', () => {
     try {
       const sent = await runCli(['send', 'message_sent', '--url', plain.url, '--no-validate', '--set', 'data.message.sentAt=soon']);
       expect(sent.code).toBe(0);
-      const text = await plain.waitForText(/key wh_chat_events:message_sent:/);
+      const text = await plain.waitForText(/key 2601c4f1a2b3c4d5:wh_chat_events:message_sent:/);
       expect(text).toMatch(/ 200 message_sent ✗ invalid_payload \(accepted, reported to onError\)/);
       expect(text).toMatch(/^ {4}data\.message\.sentAt: \S/m);
-      expect(text).toMatch(/key wh_chat_events:message_sent:\d+ · not stored: invalid/);
+      expect(text).toMatch(/key 2601c4f1a2b3c4d5:wh_chat_events:message_sent:\d+ · not stored: invalid/);
     } finally {
       await plain.stop();
     }
