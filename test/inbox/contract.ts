@@ -467,9 +467,12 @@ function workersUnderAttack(factory: InboxFactory, open: Opener): void {
       const inbox = await open({ name });
       const seed = async () => {
         if (factory.seedDead) return factory.seedDead(name, DEAD_ENTRIES);
-        for (let i = 0; i < DEAD_ENTRIES; i++) {
-          await inbox.put(entry(`dead-${i}`));
-          await inbox.fail((await inbox.claim({ leaseMs: 60_000, waitMs: 0 })) as InboxClaim, { dead: true, error: 'seeded' });
+        // Through the port, 1 000 at a time side by side (a store's own seedDead is much faster).
+        for (let start = 0; start < DEAD_ENTRIES; start += 1000) {
+          const keys = Array.from({ length: Math.min(1000, DEAD_ENTRIES - start) }, (_, i) => `dead-${start + i}`);
+          await Promise.all(keys.map((key) => inbox.put(entry(key))));
+          const claims = await Promise.all(keys.map(() => inbox.claim({ leaseMs: 60_000, waitMs: 1000 })));
+          await Promise.all(claims.map((claim) => inbox.fail(claim as InboxClaim, { dead: true, error: 'seeded' })));
         }
       };
       await seed();
