@@ -452,7 +452,8 @@ class RedisInbox implements Inbox {
   #enqueue(put: Put): void {
     this.#drained = false;
     this.#batch.push(put);
-    if (this.#scheduled || !this.#canSend()) return this.#sweepWhileWaiting();
+    if (!this.#canSend()) return this.#sweepWhileWaiting();
+    if (this.#scheduled) return;
     this.#scheduled = true;
     setImmediate(() => this.#sendBatch());
   }
