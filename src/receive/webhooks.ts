@@ -80,7 +80,18 @@ export interface Webhooks extends HandlerRegistry {
 
 const NO_OPTIONS: HandleOptions = {};
 
-/** Creates a receiver; a mistake in the options throws a `ConfigurationError` here. */
+/**
+ * Creates a receiver; a mistake in the options throws a `ConfigurationError` here.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.data.text));
+ * webhooks.onError((error) => console.error(error.code, error.message));
+ * ```
+ */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const settings = settingsOf(options);
   const { logger, maxBodyBytes } = settings;
