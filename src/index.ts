@@ -24,6 +24,8 @@ export type {
   HandleOptions,
   HandlerContext,
   HandlerRegistry,
+  Health,
+  Telemetry,
   HeaderSource,
   IdempotencyKeys,
   Inbox,

@@ -71,7 +71,8 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
     const remaining = context?.getRemainingTimeInMillis?.();
     // At least 1 ms: 0 would mean "no limit" to the receiver.
     const budget = Math.max(1, Math.min(timeBudgetMs, remaining === undefined ? Infinity : remaining - SAFETY_MARGIN_MS));
-    const handleOptions: HandleOptions = enqueue ? { enqueue, handlerTimeoutMs: budget } : { handlerTimeoutMs: budget };
+    // `path`, where given, is the route (telemetry's `http.route`).
+    const handleOptions: HandleOptions = enqueue ? { enqueue, handlerTimeoutMs: budget, route: path } : { handlerTimeoutMs: budget, route: path };
     // Handlers (or onError reports of a refused request) run after the response is produced; the function is
     // frozen once it returns, so they must finish first. Callbacks rather than awaits: each await here is
     // a cost every invocation pays.

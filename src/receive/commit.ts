@@ -5,6 +5,7 @@
  * timeout: the platform gives up after about 2 s, and a 503 lets it send again.
  */
 import type { Inbox, InboxEntry, PutResult } from '../inbox/port.js';
+import { InboxHealth } from './health.js';
 
 export class CommitTimeout extends Error {
   constructor(ms: number) {
@@ -16,9 +17,12 @@ export class Commits {
   /** The latest put per key still in flight, across every inbox this receiver writes to. */
   readonly #inFlight = new Map<string, Promise<unknown>>();
   readonly #timeoutMs: number;
+  /** Every commit's outcome tells `health()` whether the inbox takes writes. */
+  readonly health: InboxHealth;
 
-  constructor(commitTimeoutMs: number) {
+  constructor(commitTimeoutMs: number, inbox: Inbox | undefined) {
     this.#timeoutMs = commitTimeoutMs;
+    this.health = new InboxHealth(inbox);
   }
 
   /** Resolves once committed (or found a duplicate); rejects on failure or after the commit timeout. */
@@ -31,7 +35,12 @@ export class Commits {
     void tracked.then(() => {
       if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
     });
-    return this.#within(put);
+    const committed = this.#within(put);
+    committed.then(
+      () => this.health.succeeded(),
+      (cause: unknown) => this.health.failed(cause),
+    );
+    return committed;
   }
 
   #within(put: Promise<PutResult>): Promise<PutResult> {

@@ -5,7 +5,7 @@
  */
 import { randomId, utf8Length } from '#platform';
 import type { ParsedWebhook } from '../events/index.js';
-import type { Inbox } from '../inbox/port.js';
+import type { Inbox, InboxEntry } from '../inbox/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
 import { CommitTimeout, Commits } from './commit.js';
 import { BodyDeadlines, TIMED_OUT, whenRead, type Arrival, type Reading } from './body-deadlines.js';
@@ -16,6 +16,8 @@ import { BodyArrival, type BodyReader, type WebhookRequest, type WebhookResponse
 import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
+import { digest } from './traced.js';
+import type { RequestTelemetry } from '../telemetry/hooks.js';
 
 /** Per-request choices an adapter makes for its runtime. */
 export interface HandleOptions {
@@ -27,6 +29,13 @@ export interface HandleOptions {
   enqueue?: Enqueue;
   /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
   handlerTimeoutMs?: number;
+  /** The route the adapter matched (`/webhooks`), for telemetry's span name and `http.route`. */
+  route?: string;
+}
+
+/** Handle options as intake sees them: with the request's telemetry when it is on (src/receive/traced.ts). */
+export interface TracedOptions extends HandleOptions {
+  readonly trace?: RequestTelemetry;
 }
 
 export type Answer = WebhookResponse | Promise<WebhookResponse>;
@@ -40,7 +49,7 @@ export class Intake {
     private readonly answers: Answers,
     private readonly inFlight: InFlight,
   ) {
-    this.#commits = new Commits(settings.commitTimeoutMs);
+    this.#commits = new Commits(settings.commitTimeoutMs, settings.inbox);
     this.#deadlines = settings.bodyTimeoutMs > 0 ? new BodyDeadlines(settings.bodyTimeoutMs) : undefined;
   }
 
@@ -77,7 +86,7 @@ export class Intake {
   }
 
   /** Answers a body that is in memory. */
-  #answer(body: WebhookBody | null | undefined, options: HandleOptions): Answer {
+  #answer(body: WebhookBody | null | undefined, options: TracedOptions): Answer {
     const { answers, settings } = this;
     // close() may have begun while the body arrived: its handlers would run after close() returned.
     if (this.inFlight.closing) return answers.shuttingDown();
@@ -85,11 +94,13 @@ export class Intake {
     const delivery = inspectDelivery(body ?? '');
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
+    const { trace } = options;
+    if (trace) trace.parsed(event, () => digest(settings.keyOf(event, delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody))), digest);
     if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
     // An invalid payload is never stored: it goes to onError here.
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
-    if (target) return this.#commit(target, delivery, event);
+    if (target) return this.#commit(target, delivery, event, trace);
 
     // One clock read serves the window and the handlers' `receivedAt`: each read costs a request about 70 ns.
     const now = Date.now();
@@ -101,22 +112,39 @@ export class Intake {
       const fieldKey = settings.fieldKeyOf(event);
       const identity = fieldKey ?? content;
       if (identity !== undefined && !settings.dedupe.add(identity, now)) {
+        trace?.duplicate();
         return answers.duplicate(event, () => fieldKey ?? settings.keyOf(event, content), now);
       }
     }
-    return answers.accept(delivery, event, options.handlerTimeoutMs, now);
+    return answers.accept(delivery, event, options.handlerTimeoutMs, now, trace);
   }
 
   /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
-  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
+  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook, trace: TracedOptions['trace']): Promise<WebhookResponse> {
     const { rawBody } = delivery;
     // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
     const key = this.settings.keyOf(event, delivery.unserializable ? randomId() : (delivery.bytes ?? rawBody));
     const receivedAt = Date.now();
-    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }).then(
-      (result) => (result === 'stored' ? OK : this.answers.duplicate(event, () => key, receivedAt)),
-      (cause: unknown) => this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER),
+    const span = trace?.commit(target.kind);
+    const entry: InboxEntry = { key, trigger: event.trigger, event, rawBody, receivedAt };
+    if (span?.traceparent) entry.traceparent = span.traceparent;
+    return this.#commits.store(target, entry).then(
+      (result) => {
+        span?.end(result);
+        if (result === 'stored') return OK;
+        trace?.duplicate();
+        return this.answers.duplicate(event, () => key, receivedAt);
+      },
+      (cause: unknown) => {
+        span?.end(undefined, cause);
+        return this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER);
+      },
     );
+  }
+
+  /** What the receiver knows of its inbox, from its commits. */
+  get health() {
+    return this.#commits.health;
   }
 
   #forwarder(enqueue: Enqueue): Inbox {

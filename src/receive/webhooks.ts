@@ -15,10 +15,13 @@ import type { WebhookRequest, WebhookResponse } from './http.js';
 import { defer, drain, Errand, InFlight } from './in-flight.js';
 import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type WebhooksOptions } from './options.js';
+import type { Health } from './health.js';
+import { traced } from './traced.js';
 
 export type { DuplicateContext } from './answers.js';
 export type { HandleOptions } from './intake.js';
 export type { WebhooksOptions } from './options.js';
+export type { Health } from './health.js';
 
 export interface CloseOptions {
   /**
@@ -58,6 +61,11 @@ export interface Webhooks extends HandlerRegistry {
   respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
   /** Stops taking requests (503), stops the in-process worker, and waits for running handlers up to a deadline. */
   close(options?: CloseOptions): Promise<CloseResult>;
+  /**
+   * Whether this receiver should get traffic: not closing, and its inbox (if any) takes writes, as its latest
+   * commits and claims said (or a ping, after a quiet second). Cheap enough for a readiness probe every second.
+   */
+  health(): Promise<Health>;
   /** The body size limit adapters enforce while reading. */
   readonly maxBodyBytes: number;
 }
@@ -67,17 +75,20 @@ const NO_OPTIONS: HandleOptions = {};
 /** Creates a receiver; a mistake in the options throws a `ConfigurationError` here. */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const settings = settingsOf(options);
-  const { logger, maxBodyBytes } = settings;
+  const { logger, maxBodyBytes, telemetry } = settings;
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger });
   const inFlight = new InFlight();
   const answers = new Answers(dispatcher, inFlight, logger, maxBodyBytes, settings.keyOf);
   const admission = new Admission(settings, answers, inFlight);
   const intake = new Intake(settings, answers, inFlight);
   // With an inbox (and `consume` on), a worker in this process runs the handlers for what was stored.
-  const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher);
+  const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher, intake.health);
   consumer?.start();
+  // A receiver that only stores (`consume: false`) still has its inbox's gauges.
+  const stopObserving = !consumer && settings.inbox ? telemetry?.observe(settings.inbox) : undefined;
 
-  function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
+  function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options: HandleOptions = NO_OPTIONS): void {
+    if (telemetry !== undefined) ({ send, options } = traced(telemetry, request, send, options));
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
       response = admission.refusal(request) ?? intake.take(request, options, send);
@@ -122,8 +133,10 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     receive,
     handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
     respond,
+    health: () => intake.health.health(inFlight.closing),
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
       inFlight.closing = true;
+      stopObserving?.();
       // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
       await consumer?.close();
       return drain(inFlight, timeoutMs, abandon);
