@@ -292,15 +292,18 @@ class RedisInbox implements Inbox {
     return { pending, running: counts.active ?? 0, done, dead: counts.failed ?? 0 };
   }
 
-  /** Fails at once while the connection is not ready (ioredis would queue the command until it is). */
+  /** Fails at once while the connection is lost (ioredis would queue the command until it is back). */
   async ping(): Promise<void> {
     if (this.#closed) throw new Error('The Redis inbox is closed.');
     const { status } = this.#redis;
-    if (status !== 'ready') throw new Error(`The Redis connection is ${status}.`);
+    if (status === 'reconnecting' || status === 'close' || status === 'end') throw new Error(`The Redis connection is ${status}.`);
     await this.#redis.ping();
   }
 
-  /** The oldest waiting job, and the first 100 delayed ones (retries, by due time): a bounded read. */
+  /**
+   * The oldest waiting job (the queue's oldest end: jobs wait in the order they were stored), and the first 100
+   * delayed ones (retries, by due time): a bounded read.
+   */
   async oldestPendingAt(): Promise<number | undefined> {
     const [waiting, delayed] = await Promise.all([
       this.#queue.getJobs(['waiting', 'prioritized'], 0, 0, true),
