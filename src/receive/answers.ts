@@ -57,6 +57,22 @@ export function reply(status: number, body: string, headers?: Record<string, str
   return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done: RESOLVED };
 }
 
+/**
+ * The handlers' run inside the request's telemetry. A function of its own: a closure in `accept`'s work would
+ * make every request's work allocate its variables on the heap, telemetry or not.
+ */
+function tracedDispatch(
+  trace: RequestTelemetry,
+  dispatcher: Dispatcher,
+  event: ParsedWebhook,
+  known: boolean,
+  rawBody: string,
+  timeoutMs: number | undefined,
+  context: HandlerContext,
+): Outcome | Promise<Outcome> {
+  return trace.handlers(event.trigger, () => dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
+}
+
 /** A refusal: its `code` is the WebhookError's, for telemetry's `error.type`. */
 class RefusalResponse extends ErrandResponse implements Refusal {
   constructor(
@@ -136,7 +152,7 @@ export class Answers {
       ? () => dispatcher.report(error)
       : () => {
           const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), receivedAt);
-          if (trace) return settled(trace.handlers(event.trigger, () => dispatcher.dispatch(event, known, rawBody, timeoutMs, context)));
+          if (trace !== undefined) return settled(tracedDispatch(trace, dispatcher, event, known, rawBody, timeoutMs, context));
           return settled(dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
         };
     return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));

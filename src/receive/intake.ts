@@ -95,7 +95,7 @@ export class Intake {
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
     const { trace } = options;
-    if (trace) trace.parsed(event, () => digest(settings.keyOf(event, delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody))), digest);
+    if (trace !== undefined) this.#parsed(trace, delivery, event);
     if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
     // An invalid payload is never stored: it goes to onError here.
@@ -117,6 +117,12 @@ export class Intake {
       }
     }
     return answers.accept(delivery, event, options.handlerTimeoutMs, now, trace);
+  }
+
+  /** Tells telemetry of the event; its key's digest is computed only if asked (a span being recorded). */
+  #parsed(trace: RequestTelemetry, delivery: Delivery, event: ParsedWebhook): void {
+    const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
+    trace.parsed(event, () => digest(this.settings.keyOf(event, content)), digest);
   }
 
   /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
