@@ -9,6 +9,7 @@ import { pause, type Inbox, type InboxClaim } from '../inbox/port.js';
 import { Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
 import { ConfigurationError, WebhookError } from './errors.js';
 import { registrationMethods, type HandlerRegistry } from './handlers.js';
+import { useInbox } from './inbox-users.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
 import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
 import { InboxHealth, type Health } from './health.js';
@@ -33,12 +34,22 @@ export interface WorkerOptions {
   logger?: WebhookLogger;
   /** Traces and metrics of every attempt: `openTelemetry()` from `chat-webhooks/otel`. See README, "Observability". */
   telemetry?: Telemetry;
+  /**
+   * `close()` closes the inbox once no other receiver or worker of this process uses it, so that nothing
+   * keeps the process alive after it (Redis sockets, a database pool). `false`: the inbox stays open (you
+   * close it with `await inbox.close()`, and may use it after the worker closed, or start the worker again).
+   * @defaultValue true
+   */
+  closeInbox?: boolean;
 }
 
 export interface Worker extends HandlerRegistry {
   /** Starts taking events from the inbox. */
   start(): this;
-  /** Stops taking events, waits for the running ones to finish (or time out), then resolves. */
+  /**
+   * Stops taking events, waits for the running ones to finish (or time out), then closes the inbox if no
+   * other receiver or worker of this process uses it (see `closeInbox`), and resolves.
+   */
   close(): Promise<void>;
   /** Whether the worker can work: from its latest claims and writes (see README, "Health"). */
   health(): Promise<Health>;
@@ -71,6 +82,9 @@ export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inb
   }
   if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
     throw new ConfigurationError('handlerTimeoutMs', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
+  }
+  if (options.closeInbox !== undefined && typeof options.closeInbox !== 'boolean') {
+    throw new ConfigurationError('closeInbox', '`closeInbox` must be true or false.');
   }
   retryPolicy(options.retry);
 }
@@ -211,6 +225,7 @@ export function createConsumer(options: WorkerOptions): Worker {
   const settings = consumerSettings(options);
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger: settings.logger });
   const consumer = new Consumer(settings, dispatcher);
+  const release = useInbox(options.inbox, options.closeInbox);
   let closing = false;
   return {
     ...registrationMethods<Worker>(dispatcher),
@@ -218,9 +233,10 @@ export function createConsumer(options: WorkerOptions): Worker {
       consumer.start();
       return this;
     },
-    close: () => {
+    async close() {
       closing = true;
-      return consumer.close();
+      await consumer.close();
+      await release();
     },
     health: () => consumer.health.health(closing),
   };

@@ -2,7 +2,7 @@
  * The receiver's options: their documentation, their checks (a mistake throws a `ConfigurationError` when
  * the receiver is created, never on a request) and their defaults, resolved once into `Settings`.
  */
-import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
+import { createCredentialCheck, type Admitted, type BasicAuthOption } from './auth.js';
 import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
 import type { ParsedWebhook } from '../events/index.js';
 import type { Inbox } from '../inbox/port.js';
@@ -23,8 +23,12 @@ export interface WebhooksOptions {
   /**
    * The Basic credentials configured on the platform's webhook (`useBasicAuth`, `username`, `password`), or
    * a list while rotating (any of them is accepted). Turning authentication off takes an explicit `false`.
+   * A receiver serving several apps binds each credential to its app(s) with `appId`: a delivery whose
+   * envelope `appId` is not one its credentials allow (or has none) is refused 403 (`app_mismatch`), so one
+   * app's password cannot deliver another app's events. Entries without `appId` deliver for any app.
    * @example { username: process.env.WEBHOOK_USER, password: process.env.WEBHOOK_PASSWORD }
    * @example [{ username: 'platform', password: 'old' }, { username: 'platform', password: 'new' }]
+   * @example [{ username: 'acme', password: ACME_PASSWORD, appId: 'app-acme' }, { username: 'globex', password: GLOBEX_PASSWORD, appId: ['app-globex', 'app-globex-eu'] }]
    */
   auth: BasicAuthOption | false;
   /**
@@ -76,7 +80,14 @@ export interface WebhooksOptions {
    * With an inbox and `consume`: the in-process worker's settings (see `createWorker`).
    * @example { concurrency: 16, retry: { attempts: 8 }, leaseMs: 60_000 }
    */
-  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs' | 'telemetry'>;
+  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs' | 'closeInbox' | 'telemetry'>;
+  /**
+   * With an inbox: `close()` closes it once no other receiver or worker of this process uses it, so that
+   * nothing keeps the process alive after it (Redis sockets, a database pool). `false`: the inbox stays open
+   * and you close it (`await inbox.close()`).
+   * @defaultValue true
+   */
+  closeInbox?: boolean;
   /**
    * With an inbox: a commit that takes longer is answered 503 (the platform waits about 2 s per delivery).
    * @defaultValue 2000
@@ -84,7 +95,7 @@ export interface WebhooksOptions {
   commitTimeoutMs?: number;
   /**
    * Per-trigger idempotency keys replacing the documented ones; what a function returns goes after
-   * `<webhook id>:<trigger>:`. See README, "Idempotency keys".
+   * `<appId>:<webhook id>:<trigger>:`. See README, "Idempotency keys".
    * @example { message_sent: (event) => event.data.message.id }
    */
   idempotencyKeys?: IdempotencyKeys;
@@ -125,6 +136,7 @@ const KNOWN_OPTIONS = Object.keys({
   inbox: true,
   consume: true,
   worker: true,
+  closeInbox: true,
   commitTimeoutMs: true,
   idempotencyKeys: true,
   logger: true,
@@ -154,10 +166,12 @@ export interface Settings {
   readonly bodyTimeoutMs: number;
   readonly logger: WebhookLogger;
   /** Absent when authentication is off. */
-  readonly verify: BasicAuthVerifier | undefined;
+  readonly verify: ((header: string | null | undefined) => Admitted) | undefined;
   /** Absent when duplicates are not looked for here (turned off, or an inbox decides). */
   readonly dedupe: DedupeWindow | undefined;
   readonly inbox: Inbox | undefined;
+  /** Whether close() closes the inbox once nobody else here uses it. */
+  readonly closeInbox: boolean;
   /** The in-process worker's options; absent without an inbox or with `consume: false`. */
   readonly worker: WorkerOptions | undefined;
   readonly commitTimeoutMs: number;
@@ -183,9 +197,10 @@ export function settingsOf(options: WebhooksOptions): Settings {
     handlerTimeoutMs,
     bodyTimeoutMs: finiteOrNone(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
     logger,
-    verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
+    verify: options.auth === false ? undefined : createCredentialCheck(options.auth),
     dedupe: options.dedupe === false || inbox ? undefined : new DedupeWindow(options.dedupe),
     inbox,
+    closeInbox: options.closeInbox !== false,
     worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger, telemetry: options.telemetry } : undefined,
     commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
     ...keyFunctions(options.idempotencyKeys),
@@ -193,7 +208,10 @@ export function settingsOf(options: WebhooksOptions): Settings {
   };
 }
 
-function checkInbox({ inbox, commitTimeoutMs, idempotencyKeys }: WebhooksOptions): void {
+function checkInbox({ inbox, commitTimeoutMs, idempotencyKeys, closeInbox }: WebhooksOptions): void {
+  if (closeInbox !== undefined && typeof closeInbox !== 'boolean') {
+    throw new ConfigurationError('closeInbox', '`closeInbox` must be true or false.');
+  }
   if (inbox !== undefined && (inbox === null || typeof inbox.put !== 'function' || typeof inbox.claim !== 'function')) {
     throw new ConfigurationError('inbox', '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
   }

@@ -7,12 +7,14 @@ import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
 import { Admission } from './admission.js';
 import { Answers, FirstRunContext, type DuplicateContext } from './answers.js';
+import { AppBinding } from './auth.js';
 import { Consumer, consumerSettings } from './consume.js';
 import { Dispatcher, isThenable, type HandlerContext, type Outcome } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
 import { defer, drain, Errand, InFlight } from './in-flight.js';
+import { useInbox } from './inbox-users.js';
 import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type WebhooksOptions } from './options.js';
 import type { Health } from './health.js';
@@ -50,8 +52,19 @@ export interface Webhooks extends HandlerRegistry {
   /**
    * Dispatches an already-parsed event (from a queue, say); resolves once its handlers have, with the
    * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
+   * `rawBody`, the body as received, goes to onError with each failure (as for a delivery).
    */
-  receive(event: ParsedWebhook, context?: Partial<HandlerContext>): Promise<ReceiveOutcome>;
+  receive(event: ParsedWebhook, context?: Partial<HandlerContext>, rawBody?: string): Promise<ReceiveOutcome>;
+  /**
+   * Hands a failure found outside the receiver (a queued record that cannot be parsed, say) to the onError
+   * handlers; resolves once they ran. For queue consumers such as `sqsHandler`.
+   */
+  report(error: WebhookError): Promise<void>;
+  /**
+   * Runs the onDuplicate handlers for a repeat recognised outside the receiver (by a queue consumer's
+   * idempotency store, say); resolves once they ran.
+   */
+  reportDuplicate(event: ParsedWebhook, context: DuplicateContext): Promise<void>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
@@ -59,7 +72,10 @@ export interface Webhooks extends HandlerRegistry {
    * memory unless an `enqueue` or inbox must be awaited. `send` is called exactly once.
    */
   respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
-  /** Stops taking requests (503), stops the in-process worker, and waits for running handlers up to a deadline. */
+  /**
+   * Stops taking requests (503), stops the in-process worker, waits for running handlers up to a deadline,
+   * then closes the inbox if no other receiver or worker of this process uses it (see `closeInbox`).
+   */
   close(options?: CloseOptions): Promise<CloseResult>;
   /**
    * Whether this receiver should get traffic: not closing, and its inbox (if any) takes writes, as its latest
@@ -72,7 +88,18 @@ export interface Webhooks extends HandlerRegistry {
 
 const NO_OPTIONS: HandleOptions = {};
 
-/** Creates a receiver; a mistake in the options throws a `ConfigurationError` here. */
+/**
+ * Creates a receiver; a mistake in the options throws a `ConfigurationError` here.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.data.text));
+ * webhooks.onError((error) => console.error(error.code, error.message));
+ * ```
+ */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const settings = settingsOf(options);
   const { logger, maxBodyBytes, telemetry } = settings;
@@ -84,6 +111,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   // With an inbox (and `consume` on), a worker in this process runs the handlers for what was stored.
   const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher, intake.health);
   consumer?.start();
+  const releaseInbox = settings.inbox ? useInbox(settings.inbox, settings.closeInbox) : undefined;
   // A receiver that only stores (`consume: false`) still has its inbox's gauges.
   const stopObserving = !consumer && settings.inbox ? telemetry?.observe(settings.inbox) : undefined;
 
@@ -91,7 +119,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     if (telemetry !== undefined) ({ send, options } = traced(telemetry, request, send, options));
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
-      response = admission.refusal(request) ?? intake.take(request, options, send);
+      const admitted = admission.admit(request);
+      if (admitted === undefined) response = intake.take(request, options, send);
+      else response = admitted instanceof AppBinding ? intake.take(request, options, send, admitted) : admitted;
     } catch (cause) {
       response = answers.failed(cause);
     }
@@ -109,12 +139,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       ),
     );
 
-  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}): Promise<ReceiveOutcome> {
+  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}, rawBody?: string): Promise<ReceiveOutcome> {
     let outcome: Outcome = [];
     const run = new FirstRunContext(() => context.key ?? settings.keyOf(event), context.receivedAt ?? Date.now());
     const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
     const work = () => {
-      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), undefined, undefined, full);
+      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), rawBody, undefined, full);
       if (!isThenable(result)) return void (outcome = result);
       return result.then((failures) => void (outcome = failures));
     };
@@ -131,6 +161,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return this;
     },
     receive,
+    report: async (error) => dispatcher.report(error),
+    reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
     handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
     respond,
     health: () => intake.health.health(inFlight.closing),
@@ -139,7 +171,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       stopObserving?.();
       // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
       await consumer?.close();
-      return drain(inFlight, timeoutMs, abandon);
+      const drained = await drain(inFlight, timeoutMs, abandon);
+      // Requests waiting for a commit get their answer before the inbox goes (see src/receive/inbox-users.ts).
+      await intake.commitsSettled();
+      await releaseInbox?.();
+      return drained;
     },
   };
 }
