@@ -2,8 +2,8 @@
  * `npm run build && node bench/telemetry-cost.mjs [--baseline DIR]`: instructions per delivery on the receive
  * path itself (`respond()` with bodies in memory, no sockets), counted by callgrind, with `telemetry` unset
  * and with `openTelemetry()` but no SDK registered (the API's no-op). Node runs with `--predictable`, so
- * that V8's background threads and GC timing do not move the count: two runs of one build agree within
- * 0.02 %, where the socket benchmark (bench/instructions.mjs) moves by several per cent from run to run.
+ * that V8's background threads and GC timing do not move the count: runs of one build agree within
+ * 0.05 %, where the socket benchmark (bench/instructions.mjs) moves by several per cent from run to run.
  * `--baseline DIR`: also measures the build in DIR (another checkout with `npm run build` done), to compare a
  * change with what it changed.
  *
