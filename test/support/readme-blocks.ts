@@ -2,10 +2,12 @@
  * The fenced code blocks of a Markdown text, with how each is meant to be checked. A `js`, `mjs` or `ts`
  * block runs as it is unless it is marked, on the line right before its fence or in its info string:
  *   <!-- fragment -->               (or <!-- fragment: why -->, or ```js fragment) not run: a piece of a larger program
+ *   <!-- typecheck -->              a ts block that is type-checked under strict but not run (it starts what
+ *                                   would not stop, or listens on a fixed port)
  *   <!-- server -->                 a server: started, sent a real delivery (which must get a 200), stopped
  *   <!-- server: prints the text --> the same, and its output must show the delivered message's text
  */
-export type BlockKind = 'run' | 'fragment' | 'server';
+export type BlockKind = 'run' | 'fragment' | 'typecheck' | 'server';
 
 export interface CodeBlock {
   /** 1-based line of the opening fence. */
@@ -28,13 +30,13 @@ const CHECKED = new Map<string, CodeBlock['lang']>([
 
 export const MARKING_HELP =
   'A README block that is not meant to run as it is must say so on the line right before its fence: ' +
-  '<!-- fragment --> (not run), <!-- server --> (started and sent a delivery), or ' +
+  '<!-- fragment --> (not run), <!-- typecheck --> (ts: type-checked, not run), <!-- server --> (started and sent a delivery), or ' +
   '<!-- server: prints the text --> (and must print the message text); see test/support/readme-blocks.ts.';
 
 function kindOf(marker: string, info: string): Pick<CodeBlock, 'kind' | 'printsText'> {
-  const comment = /^<!--\s*(fragment|server)\b(.*?)-->\s*$/.exec(marker.trim());
-  const word = comment?.[1] ?? /\b(fragment|server)\b/.exec(info)?.[1];
-  if (word === 'fragment') return { kind: 'fragment', printsText: false };
+  const comment = /^<!--\s*(fragment|typecheck|server)\b(.*?)-->\s*$/.exec(marker.trim());
+  const word = comment?.[1] ?? /\b(fragment|typecheck|server)\b/.exec(info)?.[1];
+  if (word === 'fragment' || word === 'typecheck') return { kind: word, printsText: false };
   if (word === 'server') return { kind: 'server', printsText: /prints the text/.test(comment?.[2] ?? info) };
   return { kind: 'run', printsText: false };
 }
