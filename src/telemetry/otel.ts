@@ -156,7 +156,18 @@ function endWithFailures(span: Span, failures: HandlersOutcome): void {
   span.end();
 }
 
-/** Creates the telemetry to pass as `createWebhooks({ telemetry })` and `createWorker({ telemetry })`. */
+/**
+ * Creates the telemetry to pass as `createWebhooks({ telemetry })` and `createWorker({ telemetry })`.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { openTelemetry } from 'chat-webhooks/otel';
+ *
+ * // The global tracer and meter providers, as an SDK's register() sets them.
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: 's3cret' }, telemetry: openTelemetry() });
+ * ```
+ */
 export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(NAME, VERSION);
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(NAME, VERSION);
