@@ -1,0 +1,446 @@
+/**
+ * `postgresInbox({ connectionString | pool })`: the durable inbox on PostgreSQL (node-postgres, an optional
+ * peer dependency: `npm install pg`). Every receiver and worker pointed at the same database and schema
+ * shares one queue and one duplicate window.
+ *
+ * - Puts: those of one event-loop turn (or all that arrived while two batches were in flight) go as ONE
+ *   statement, a multi-row `INSERT … ON CONFLICT (key) DO UPDATE … WHERE <the known row has expired>
+ *   RETURNING key`: a key returned was stored, any other is a duplicate (the update touches only a done row
+ *   past its window, which is then stored again; a known key is left as it is). The statement is its own
+ *   transaction: its answer comes after the commit, as durable as the server's `synchronous_commit` makes it.
+ *   Keys go in sorted order, so two receivers' batches never lock each other's rows in opposite orders. A key
+ *   whose first put is still uncommitted (another batch, another receiver) makes the second insert wait on its
+ *   row until that commit or rollback: it is then a duplicate, or stored.
+ * - Claims: `FOR UPDATE SKIP LOCKED` on due rows (pending and due, or running with a lease run out); the
+ *   claims of one turn take their rows in one statement. Each claim adds an attempt and sets the lease.
+ *   Idle workers wait on LISTEN/NOTIFY (src/inbox/postgres-listener.ts) and on a timer set for the next due
+ *   row (a retry, a lease running out), not by polling in a loop.
+ * - `renew`, `complete`, `fail` match the row's token: a stale holder changes nothing. Completions of one turn
+ *   are one statement.
+ * - Admin (`stats`, `list`, `retry`, `purge`) works in batches of BATCH rows, each its own statement: 100 000
+ *   dead entries are never held in memory nor in one long transaction. Done rows past their window are
+ *   deleted in the background, EXPIRY_BATCH at a time (a timer that does not keep the process alive).
+ * - The schema (src/inbox/postgres-schema.ts) is created or upgraded on first use.
+ * - Times are milliseconds since the epoch from the clocks of the processes (as in the other inboxes): keep
+ *   them in sync (NTP), or leases and retries move by the skew.
+ */
+import pg from 'pg';
+import {
+  checkState,
+  DEFAULT_DURABLE_WINDOW_MS,
+  DEFAULT_LIST_LIMIT,
+  INBOX_STATES,
+  newToken,
+  type ClaimOptions,
+  type FailOutcome,
+  type Inbox,
+  type InboxClaim,
+  type InboxEntry,
+  type InboxListing,
+  type InboxState,
+  type InboxStats,
+  type ListOptions,
+  type PutResult,
+} from './port.js';
+import { Listener } from './postgres-listener.js';
+import { DEAD, DONE, lockSql, migrationSql, PENDING, quotedSchema, RUNNING, SCHEMA_VERSION } from './postgres-schema.js';
+import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
+import { TurnBatch } from './turn-batch.js';
+
+export { migrationScript, SCHEMA_VERSION } from './postgres-schema.js';
+
+export interface PostgresInboxOptions {
+  /** `postgres://user:password@host:5432/database`. */
+  connectionString?: string;
+  /** Or a `pg.Pool` of yours (this inbox does not end it). LISTEN needs `connectionString` or pool options it can read. */
+  pool?: pg.Pool;
+  /** The schema holding the inbox's tables. Default `chat_webhooks`. */
+  schema?: string;
+  /** How long a key is remembered after it was stored. Default 24 hours. */
+  windowMs?: number;
+  /**
+   * Statements running longer are cancelled by the server (rolled back: nothing stays of a put the receiver
+   * answered 503). Default 1 500 ms, below the receiver's 2 s commit timeout. Applies to the pool this inbox
+   * makes; with your own pool, set `statement_timeout` on it.
+   */
+  statementTimeoutMs?: number;
+  /** The longest a waiting worker sleeps without a notification (a safety net; LISTEN wakes it). Default 2 000 ms. */
+  pollMs?: number;
+  /** Connections of the pool this inbox makes. Default 10. */
+  poolSize?: number;
+}
+
+/** Rows per admin statement (retry, purge) and keys per put statement. */
+const BATCH = 1000;
+const EXPIRY_BATCH = 500;
+const EXPIRY_EVERY_MS = 1000;
+/** Two put statements in flight: while the server commits one, the next fills (as in the Redis inbox). */
+const PUTS_IN_FLIGHT = 2;
+/** A due row that a claim found locked is someone else's claim in progress: look again this soon. */
+const LOCKED_RETRY_MS = 20;
+
+interface Row {
+  key: string;
+  trigger: string;
+  state: number;
+  received_at: string;
+  attempts: number;
+  token: string | null;
+  last_error: string | null;
+  raw_body: string | null;
+  traceparent: string | null;
+}
+
+type Put = InboxEntry;
+type Completion = { key: string; token: string };
+
+function claimOf(row: Row, token: string): InboxClaim {
+  const rawBody = row.raw_body as string;
+  return {
+    key: row.key,
+    trigger: row.trigger,
+    event: eventOfBody(rawBody),
+    rawBody,
+    receivedAt: Number(row.received_at),
+    attempt: row.attempts,
+    token,
+    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
+  };
+}
+
+function listingOf(row: Row): InboxListing {
+  return {
+    key: row.key,
+    trigger: row.trigger,
+    state: INBOX_STATES[row.state] as InboxState,
+    receivedAt: Number(row.received_at),
+    attempts: row.attempts,
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+    ...(row.raw_body === null ? {} : { event: eventOfBody(row.raw_body), rawBody: row.raw_body }),
+  };
+}
+
+/** Connects to the inbox in PostgreSQL (tables in `schema`, created on first use). */
+export function postgresInbox(options: PostgresInboxOptions): Inbox {
+  if (!options || (!options.connectionString && !options.pool)) {
+    throw new TypeError('postgresInbox needs `connectionString` (postgres://user@host:5432/db) or `pool` (a pg.Pool).');
+  }
+  if (options.windowMs !== undefined && !(options.windowMs > 0)) {
+    throw new TypeError('postgresInbox: `windowMs` must be a positive number of milliseconds.');
+  }
+  quotedSchema(options.schema ?? 'chat_webhooks');
+  return new PostgresInbox(options);
+}
+
+/** The statements, for one schema; named, so each connection parses and plans them once. */
+function statements(schema: string) {
+  const t = `${quotedSchema(schema)}.inbox`;
+  const channel = `${schema}.inbox`;
+  return {
+    channel,
+    put: {
+      name: `${schema}.put`,
+      text: `WITH stored AS (
+  INSERT INTO ${t} AS i (key, trigger, state, due, received_at, attempts, raw_body, traceparent)
+  SELECT k, t, ${PENDING}, r, r, 0, b, p FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[]) AS u(k, t, r, b, p)
+  ON CONFLICT (key) DO UPDATE SET trigger = excluded.trigger, state = ${PENDING}, due = excluded.due,
+    received_at = excluded.received_at, attempts = 0, token = NULL, last_error = NULL,
+    raw_body = excluded.raw_body, traceparent = excluded.traceparent
+  WHERE i.state = ${DONE} AND i.due <= $6
+  RETURNING key)
+SELECT coalesce(array_agg(key), '{}') AS keys,
+  CASE WHEN count(*) > 0 THEN pg_notify('${channel}', count(*)::text)::text END AS notified FROM stored`,
+    },
+    claim: {
+      name: `${schema}.claim`,
+      text: `UPDATE ${t} AS i SET state = ${RUNNING}, attempts = i.attempts + 1, due = $2, token = $3
+FROM (SELECT key FROM ${t} WHERE state IN (${PENDING}, ${RUNNING}) AND due <= $1 LIMIT $4 FOR UPDATE SKIP LOCKED) AS picked
+WHERE i.key = picked.key
+RETURNING i.key, i.trigger, i.received_at, i.attempts, i.raw_body, i.traceparent`,
+    },
+    nextDue: {
+      name: `${schema}.nextDue`,
+      text: `SELECT least((SELECT min(due) FROM ${t} WHERE state = ${PENDING}), (SELECT min(due) FROM ${t} WHERE state = ${RUNNING})) AS due`,
+    },
+    complete: {
+      name: `${schema}.complete`,
+      text: `UPDATE ${t} AS i SET state = ${DONE}, due = i.received_at + $1, token = NULL, raw_body = NULL, traceparent = NULL
+FROM unnest($2::text[], $3::text[]) AS c(key, token)
+WHERE i.key = c.key AND i.token = c.token AND i.state = ${RUNNING}`,
+    },
+    ...singleStatements(schema, t, channel),
+  };
+}
+
+/** The statements sent one at a time, by text. */
+function singleStatements(schema: string, t: string, channel: string) {
+  return {
+    renew: `UPDATE ${t} SET due = $3 WHERE key = $1 AND token = $2 AND state = ${RUNNING}`,
+    retryLater: `WITH moved AS (UPDATE ${t} SET state = ${PENDING}, due = $3, token = NULL, last_error = $4
+  WHERE key = $1 AND token = $2 AND state = ${RUNNING} RETURNING key)
+SELECT pg_notify('${channel}', '1')::text FROM moved`,
+    bury: `UPDATE ${t} SET state = ${DEAD}, due = $3, token = NULL, last_error = $4 WHERE key = $1 AND token = $2 AND state = ${RUNNING}`,
+    counts: `SELECT state, count(*)::int AS n FROM ${t} WHERE state <> ${DONE} OR due > $1 GROUP BY state`,
+    list: `SELECT * FROM ${t} WHERE state = $1 ORDER BY due LIMIT $2`,
+    reviveSome: `UPDATE ${t} SET state = ${PENDING}, due = $1, attempts = 0 WHERE key IN
+  (SELECT key FROM ${t} WHERE state = ${DEAD} LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`,
+    reviveKeys: `UPDATE ${t} SET state = ${PENDING}, due = $1, attempts = 0 WHERE state = ${DEAD} AND key = ANY($2::text[])`,
+    purgeSome: `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE state = $1 LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`,
+    expire: `DELETE FROM ${t} WHERE key IN
+  (SELECT key FROM ${t} WHERE state = ${DONE} AND due <= $1 LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)`,
+    notify: `SELECT pg_notify('${channel}', $1)::text`,
+    version: `SELECT max(version) AS version FROM ${quotedSchema(schema)}.schema_version`,
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
+function makePool(options: PostgresInboxOptions): { pool: pg.Pool; owned: boolean; listen: pg.ClientConfig } {
+  if (options.pool) {
+    // The pool's own settings (connectionString, host, user…) serve the listening connection too.
+    return { pool: options.pool, owned: false, listen: { ...(options.pool.options as pg.ClientConfig) } };
+  }
+  const statementTimeout = options.statementTimeoutMs ?? 1500;
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    statement_timeout: statementTimeout,
+  });
+  // An idle connection the server dropped (a restart) is an 'error' event: without a listener it would end
+  // the process. The pool replaces it; the queries that needed it failed and said so.
+  pool.on('error', () => undefined);
+  return { pool, owned: true, listen: { connectionString: options.connectionString } };
+}
+
+class PostgresInbox implements Inbox {
+  readonly kind = 'postgres';
+  readonly durable = true;
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #schema: string;
+  readonly #sql: Statements;
+  readonly #windowMs: number;
+  readonly #pollMs: number;
+  readonly #listener: Listener;
+  readonly #puts: TurnBatch<Put, PutResult>;
+  readonly #claims: TurnBatch<number, InboxClaim | undefined>;
+  readonly #completions: TurnBatch<Completion, void>;
+  readonly #expiry: ReturnType<typeof setInterval>;
+  #ready: Promise<void> | undefined;
+  #expiring = false;
+  #nextDue: Promise<number> | undefined;
+  #closed = false;
+
+  constructor(options: PostgresInboxOptions) {
+    const { pool, owned, listen } = makePool(options);
+    this.#pool = pool;
+    this.#ownsPool = owned;
+    this.#schema = options.schema ?? 'chat_webhooks';
+    this.#sql = statements(this.#schema);
+    this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
+    this.#pollMs = options.pollMs ?? 2000;
+    this.#listener = new Listener(listen, this.#sql.channel);
+    this.#puts = new TurnBatch((puts) => this.#insert(puts), PUTS_IN_FLIGHT, BATCH);
+    this.#claims = new TurnBatch((leases) => this.#take(leases), 1, BATCH);
+    this.#completions = new TurnBatch((done) => this.#markDone(done), 1, BATCH);
+    this.#expiry = setInterval(() => void this.#expire(), EXPIRY_EVERY_MS);
+    this.#expiry.unref();
+  }
+
+  put(entry: InboxEntry): Promise<PutResult> {
+    if (this.#closed) return Promise.reject(new Error('The PostgreSQL inbox is closed.'));
+    if (!isStorableBody(entry.rawBody)) return Promise.reject(unstorableBody('PostgreSQL'));
+    return this.#puts.add(entry);
+  }
+
+  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
+    const deadline = Date.now() + waitMs;
+    if (waitMs > 0) await this.#listener.start();
+    for (;;) {
+      if (this.#closed) throw new Error('The PostgreSQL inbox is closed.');
+      const seen = this.#listener.generation;
+      const claim = await this.#claims.add(leaseMs);
+      if (claim) return claim;
+      const left = deadline - Date.now();
+      if (left <= 0 || signal?.aborted) return undefined;
+      const untilDue = await this.#untilNextDue();
+      await this.#listener.wait(seen, Math.min(left, this.#pollMs, Math.max(untilDue, LOCKED_RETRY_MS)), signal);
+    }
+  }
+
+  async renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
+    const result = await this.#query(this.#sql.renew, [claim.key, claim.token, Date.now() + leaseMs]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async complete(claim: InboxClaim): Promise<void> {
+    await this.#completions.add({ key: claim.key, token: claim.token });
+  }
+
+  async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
+    if ('dead' in outcome) await this.#query(this.#sql.bury, [claim.key, claim.token, Date.now(), outcome.error]);
+    else await this.#query(this.#sql.retryLater, [claim.key, claim.token, outcome.retryAt, outcome.error]);
+  }
+
+  async stats(): Promise<InboxStats> {
+    const counts: InboxStats = { pending: 0, running: 0, done: 0, dead: 0 };
+    const { rows } = await this.#query<{ state: number; n: number }>(this.#sql.counts, [Date.now()]);
+    for (const { state, n } of rows) counts[INBOX_STATES[state] as InboxState] = n;
+    return counts;
+  }
+
+  async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
+    const code = INBOX_STATES.indexOf(checkState(state));
+    const { rows } = await this.#query<Row>(this.#sql.list, [code, limit]);
+    return rows.map(listingOf);
+  }
+
+  async retry(keys?: readonly string[]): Promise<number> {
+    let count = 0;
+    if (keys) {
+      for (let start = 0; start < keys.length; start += BATCH) {
+        const result = await this.#query(this.#sql.reviveKeys, [Date.now(), keys.slice(start, start + BATCH)]);
+        count += result.rowCount ?? 0;
+      }
+    } else {
+      count = await this.#inBatches(() => this.#query(this.#sql.reviveSome, [Date.now()]));
+    }
+    if (count > 0) await this.#query(this.#sql.notify, [String(count)]);
+    return count;
+  }
+
+  async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
+    const code = INBOX_STATES.indexOf(checkState(state, false));
+    return this.#inBatches(() => this.#query(this.#sql.purgeSome, [code]));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#expiry);
+    await Promise.all([this.#puts.settled(), this.#completions.settled(), this.#claims.settled()]);
+    await this.#listener.close();
+    await this.#ready?.catch(() => undefined);
+    if (this.#ownsPool) await this.#pool.end();
+  }
+
+  /** Runs a statement once the schema is there. */
+  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(query: string | pg.QueryConfig, values: unknown[]): Promise<pg.QueryResult<R>> {
+    await this.#schemaReady();
+    const config = typeof query === 'string' ? { text: query, values } : { ...query, values };
+    return this.#pool.query<R>(config);
+  }
+
+  /** Repeats a statement that handles up to BATCH rows until one handles fewer. */
+  async #inBatches(run: () => Promise<pg.QueryResult>): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const count = (await run()).rowCount ?? 0;
+      total += count;
+      if (count < BATCH) return total;
+    }
+  }
+
+  /** One INSERT for a batch of puts (see the top of this file); a key repeated in the batch is sent once. */
+  async #insert(puts: Put[]): Promise<PutResult[]> {
+    // By position: the same entry object may be put twice in one turn.
+    const first = new Map<string, number>();
+    puts.forEach((put, index) => first.has(put.key) || first.set(put.key, index));
+    const sent = [...first.values()].map((index) => puts[index]!).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const values = [
+      sent.map((put) => put.key),
+      sent.map((put) => put.trigger),
+      sent.map((put) => put.receivedAt),
+      sent.map((put) => put.rawBody),
+      sent.map((put) => put.traceparent ?? null),
+      Date.now(),
+    ];
+    const { rows } = await this.#query<{ keys: string[] }>(this.#sql.put, values);
+    const stored = new Set(rows[0]?.keys ?? []);
+    return puts.map((put, index) => (first.get(put.key) === index && stored.has(put.key) ? 'stored' : 'duplicate'));
+  }
+
+  /** The claims of one turn: one statement takes up to as many due rows, each with the same fresh token. */
+  async #take(leases: number[]): Promise<Array<InboxClaim | undefined>> {
+    const byLease = new Map<number, number[]>();
+    leases.forEach((leaseMs, index) => byLease.set(leaseMs, [...(byLease.get(leaseMs) ?? []), index]));
+    const claims: Array<InboxClaim | undefined> = leases.map(() => undefined);
+    for (const [leaseMs, indexes] of byLease) {
+      // One token for the statement's rows: a token tells holders of one key apart, and each row is one key.
+      const token = newToken();
+      const now = Date.now();
+      const { rows } = await this.#query<Row>(this.#sql.claim, [now, now + leaseMs, token, indexes.length]);
+      rows.forEach((row, n) => (claims[indexes[n]!] = claimOf(row, token)));
+    }
+    return claims;
+  }
+
+  /** Completions of one turn in one statement; keys sorted, as the puts' (no lock-order deadlocks). */
+  async #markDone(done: Completion[]): Promise<void[]> {
+    const sorted = [...done].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    await this.#query(this.#sql.complete, [this.#windowMs, sorted.map((c) => c.key), sorted.map((c) => c.token)]);
+    return done.map(() => undefined);
+  }
+
+  /** Milliseconds until the next pending or running row falls due (Infinity: none); one query a turn at most. */
+  #untilNextDue(): Promise<number> {
+    this.#nextDue ??= this.#query<{ due: string | null }>(this.#sql.nextDue, [])
+      .then(({ rows }) => (rows[0]?.due == null ? Infinity : Number(rows[0].due)))
+      .finally(() => setImmediate(() => (this.#nextDue = undefined)));
+    return this.#nextDue.then((due) => due - Date.now());
+  }
+
+  /** Deletes one small batch of done rows past their window; another process's expiry skips these rows. */
+  async #expire(): Promise<void> {
+    if (this.#closed || this.#expiring || !this.#ready) return;
+    this.#expiring = true;
+    try {
+      await this.#query(this.#sql.expire, [Date.now()]);
+    } catch {
+      // The next round tries again; a lost connection is also every other statement's to report.
+    } finally {
+      this.#expiring = false;
+    }
+  }
+
+  #schemaReady(): Promise<void> {
+    this.#ready ??= this.#migrate().catch((error: unknown) => {
+      this.#ready = undefined; // The next statement tries again (the server may have been down).
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  /** The schema's version: 0 before the first migration (no version table). */
+  async #versionIn(client: pg.PoolClient): Promise<number> {
+    const table = `${quotedSchema(this.#schema)}.schema_version`;
+    const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
+    if (!rows[0]?.present) return 0;
+    return (await client.query<{ version: number | null }>(this.#sql.version)).rows[0]?.version ?? 0;
+  }
+
+  /** Creates or upgrades the tables (src/inbox/postgres-schema.ts); a quick read first, when they are current. */
+  async #migrate(): Promise<void> {
+    const current = await this.#pool.query<{ version: number }>(this.#sql.version).then(
+      ({ rows }) => rows[0]?.version ?? 0,
+      () => 0,
+    );
+    if (current === SCHEMA_VERSION) return;
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(lockSql(this.#schema));
+      const from = await this.#versionIn(client);
+      if (from > SCHEMA_VERSION) {
+        throw new Error(`The inbox schema "${this.#schema}" is at version ${from}, newer than this chat-webhooks knows (${SCHEMA_VERSION}): upgrade chat-webhooks.`);
+      }
+      if (from < SCHEMA_VERSION) await client.query(migrationSql(this.#schema, from));
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
