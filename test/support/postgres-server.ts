@@ -34,7 +34,7 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-/** The newest installed version's bin folder (PATH first, for machines that put pg_ctl there). */
+/** The newest installed version's bin folder. */
 export function postgresBin(): string {
   const versions = existsSync(PG_ROOT) ? readdirSync(PG_ROOT).filter((name) => /^\d+$/.test(name)) : [];
   const newest = versions.map(Number).sort((a, b) => b - a)[0];
