@@ -1,7 +1,10 @@
 /** The Inbox contract against PostgreSQL (a real server: the run's shared throw-away cluster), and what is PostgreSQL's own. */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { createWebhooks, type WebhookError } from '../../src/index.js';
 import type { Inbox } from '../../src/inbox/port.js';
+import { buildRequest } from '../../src/testing/index.js';
 import { migrationScript, postgresInbox, SCHEMA_VERSION, type PostgresInboxOptions } from '../../src/inbox/postgres.js';
 import { entry, inboxContract } from './contract.js';
 import { postgresDatabase } from '../support/postgres-server.js';
@@ -222,4 +225,46 @@ describe('postgresInbox: PostgreSQL itself', () => {
     expect(() => postgresInbox({ connectionString: database.url, schema: 'a; DROP TABLE x' })).toThrow(/plain SQL name/);
     expect(() => postgresInbox({ connectionString: database.url, windowMs: 0 })).toThrow(/windowMs/);
   });
+});
+
+describe('receiving into PostgreSQL: a commit that fails or is too slow', () => {
+  const body = readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8');
+  const auth = { username: 'platform', password: 's3cret' };
+
+  for (const [what, options] of [
+    ['fails (cancelled by statementTimeoutMs)', { statementTimeoutMs: 300, commitTimeoutMs: 5000 }],
+    ['exceeds commitTimeoutMs', { statementTimeoutMs: 900, commitTimeoutMs: 200 }],
+  ] as const) {
+    it(`a commit that ${what} is answered 503 with Retry-After, nothing is retained, and the resend is stored`, async () => {
+      const schema = `r_${++serial}`;
+      const inbox = postgresInbox({ connectionString: database.url, schema, statementTimeoutMs: options.statementTimeoutMs });
+      const webhooks = createWebhooks({ auth, logger: {}, inbox, consume: false, commitTimeoutMs: options.commitTimeoutMs });
+      const errors: WebhookError[] = [];
+      webhooks.onError((error) => void errors.push(error));
+      const locker = new pg.Client({ connectionString: database.url });
+      await locker.connect();
+      try {
+        await inbox.stats();
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE ${schema}.inbox IN SHARE ROW EXCLUSIVE MODE`);
+        const started = Date.now();
+        const response = await webhooks.handle(buildRequest(body, { auth }));
+        expect(response.status).toBe(503);
+        expect(response.headers['retry-after']).toBeDefined();
+        expect(Date.now() - started).toBeLessThan(Math.min(options.statementTimeoutMs, options.commitTimeoutMs) + 2000);
+        await response.done;
+        expect(errors.map((error) => error.code)).toEqual(['inbox_failed']);
+        await sleep(options.statementTimeoutMs + 200); // the server has cancelled the statement by now
+        await locker.query('COMMIT');
+        expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: 0, dead: 0 });
+        const resent = await webhooks.handle(buildRequest(body, { auth }));
+        expect(resent.status).toBe(200);
+        expect(await inbox.stats()).toEqual({ pending: 1, running: 0, done: 0, dead: 0 });
+      } finally {
+        await locker.end();
+        await webhooks.close();
+        await inbox.close();
+      }
+    });
+  }
 });
