@@ -10,6 +10,8 @@
  * this version does not know).
  */
 
+import type pg from 'pg';
+
 /** States as small integers: the (state, due) index stays compact. */
 export const PENDING = 0;
 export const RUNNING = 1;
@@ -72,4 +74,39 @@ export function migrationSql(schema: string, from = 0): string {
 /** The whole script `inbox migrate` prints: one transaction, under the same advisory lock as the inbox takes. */
 export function migrationScript(schema: string): string {
   return [`BEGIN;`, `${lockSql(schema)};`, migrationSql(schema), `COMMIT;`, ''].join('\n');
+}
+
+/** The schema's version: 0 before the first migration (no version table). */
+async function versionIn(client: pg.ClientBase, schema: string): Promise<number> {
+  const table = `${quotedSchema(schema)}.schema_version`;
+  const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
+  if (!rows[0]?.present) return 0;
+  return (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${table}`)).rows[0]?.version ?? 0;
+}
+
+/**
+ * Brings the schema to SCHEMA_VERSION: a quick read when it is current (no lock, no DDL: the application's
+ * role needs no CREATE right once migrated), else the missing steps in one transaction under the advisory
+ * lock. Resolves the version found and the version now.
+ */
+export async function migrate(pool: pg.Pool, schema: string): Promise<{ from: number; to: number }> {
+  const client = await pool.connect();
+  try {
+    const current = await versionIn(client, schema);
+    if (current === SCHEMA_VERSION) return { from: current, to: current };
+    await client.query('BEGIN');
+    await client.query(lockSql(schema));
+    const from = await versionIn(client, schema);
+    if (from > SCHEMA_VERSION) {
+      throw new Error(`The inbox schema "${schema}" is at version ${from}, newer than this chat-webhooks knows (${SCHEMA_VERSION}): upgrade chat-webhooks.`);
+    }
+    if (from < SCHEMA_VERSION) await client.query(migrationSql(schema, from));
+    await client.query('COMMIT');
+    return { from, to: SCHEMA_VERSION };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
 }

@@ -43,11 +43,25 @@ import {
   type PutResult,
 } from './port.js';
 import { Listener } from './postgres-listener.js';
-import { DEAD, DONE, lockSql, migrationSql, PENDING, quotedSchema, RUNNING, SCHEMA_VERSION } from './postgres-schema.js';
+import { DEAD, DONE, migrate, PENDING, quotedSchema, RUNNING } from './postgres-schema.js';
 import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
 import { TurnBatch } from './turn-batch.js';
 
 export { migrationScript, SCHEMA_VERSION } from './postgres-schema.js';
+
+/**
+ * Creates or upgrades the inbox's tables now (what `postgresInbox` does on first use), for a deploy step or
+ * `chat-webhooks inbox migrate --apply`. Resolves the version found before and the version now.
+ */
+export async function migratePostgresInbox(options: { connectionString: string; schema?: string }): Promise<{ from: number; to: number }> {
+  const pool = new pg.Pool({ connectionString: options.connectionString, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    return await migrate(pool, options.schema ?? 'chat_webhooks');
+  } finally {
+    await pool.end();
+  }
+}
 
 export interface PostgresInboxOptions {
   /** `postgres://user:password@host:5432/database`. */
@@ -192,7 +206,6 @@ SELECT pg_notify('${channel}', '1')::text FROM moved`,
     expire: `DELETE FROM ${t} WHERE key IN
   (SELECT key FROM ${t} WHERE state = ${DONE} AND due <= $1 LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)`,
     notify: `SELECT pg_notify('${channel}', $1)::text`,
-    version: `SELECT max(version) AS version FROM ${quotedSchema(schema)}.schema_version`,
   };
 }
 
@@ -439,43 +452,13 @@ class PostgresInbox implements Inbox {
   }
 
   #schemaReady(): Promise<void> {
-    this.#ready ??= this.#migrate().catch((error: unknown) => {
-      this.#ready = undefined; // The next statement tries again (the server may have been down).
-      throw error;
-    });
-    return this.#ready;
-  }
-
-  /** The schema's version: 0 before the first migration (no version table). */
-  async #versionIn(client: pg.PoolClient): Promise<number> {
-    const table = `${quotedSchema(this.#schema)}.schema_version`;
-    const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
-    if (!rows[0]?.present) return 0;
-    return (await client.query<{ version: number | null }>(this.#sql.version)).rows[0]?.version ?? 0;
-  }
-
-  /** Creates or upgrades the tables (src/inbox/postgres-schema.ts); a quick read first, when they are current. */
-  async #migrate(): Promise<void> {
-    const current = await this.#pool.query<{ version: number }>(this.#sql.version).then(
-      ({ rows }) => rows[0]?.version ?? 0,
-      () => 0,
+    this.#ready ??= migrate(this.#pool, this.#schema).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#ready = undefined; // The next statement tries again (the server may have been down).
+        throw error;
+      },
     );
-    if (current === SCHEMA_VERSION) return;
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(lockSql(this.#schema));
-      const from = await this.#versionIn(client);
-      if (from > SCHEMA_VERSION) {
-        throw new Error(`The inbox schema "${this.#schema}" is at version ${from}, newer than this chat-webhooks knows (${SCHEMA_VERSION}): upgrade chat-webhooks.`);
-      }
-      if (from < SCHEMA_VERSION) await client.query(migrationSql(this.#schema, from));
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return this.#ready;
   }
 }

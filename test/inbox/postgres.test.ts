@@ -174,24 +174,23 @@ describe('postgresInbox: PostgreSQL itself', () => {
     await expect(newer.stats()).rejects.toThrow(/newer than this chat-webhooks knows/);
   });
 
-  it('the migration script creates what the inbox needs, and can run twice', async () => {
+  it('the migration script creates what the inbox needs, can run twice, and a role without CREATE rights then uses it', async () => {
     const schema = `p_${++serial}`;
     const client = await sql();
     await client.query(migrationScript(schema));
     await client.query(migrationScript(schema));
-    const pool = new pg.Pool({ connectionString: database.url });
-    const sent: string[] = [];
-    const query = pool.query.bind(pool) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
-    (pool as unknown as { query: typeof query }).query = (config: pg.QueryConfig) => {
-      sent.push(typeof config === 'string' ? config : config.text);
-      return query(config);
-    };
-    const inbox = postgresInbox({ pool, schema });
+    const role = `app_${serial}_${process.pid}`;
+    await client.query(`CREATE ROLE ${role} LOGIN; GRANT USAGE ON SCHEMA ${schema} TO ${role};
+      GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role}`);
+    await client.query(`REVOKE CREATE ON SCHEMA public FROM PUBLIC`);
+    const inbox = postgresInbox({ connectionString: database.url.replace('postgres@', `${role}@`), schema });
     opened.push(inbox);
     expect(await inbox.put(entry())).toBe('stored');
-    expect(sent.some((text) => /CREATE|pg_advisory/.test(text))).toBe(false);
-    await inbox.close();
-    await pool.end();
+    expect(await inbox.claim(LEASE)).toMatchObject({ attempt: 1 });
+    expect(await inbox.stats()).toEqual({ pending: 0, running: 1, done: 0, dead: 0 });
+    const fresh = postgresInbox({ connectionString: database.url.replace('postgres@', `${role}@`), schema: `p_${++serial}` });
+    opened.push(fresh);
+    await expect(fresh.stats()).rejects.toThrow(/permission denied/);
   });
 
   it('a waiting worker is woken by NOTIFY from another process, and again after its listening connection was cut', async () => {
