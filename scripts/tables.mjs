@@ -8,6 +8,10 @@ export const statusTable = [
   ['a Content-Type that is not JSON in UTF-8 (`Application/json; charset=utf-8` is; `charset=utf-16` is not), or a compressed body (`Content-Encoding` other than `identity`)', '415, `Connection: close`'],
   ['an empty body', '400 (`invalid_json`); invalid UTF-8 is decoded with U+FFFD, as framework parsers do'],
   ['Basic auth missing or wrong', '401, `WWW-Authenticate: Basic realm="webhooks"`, `Connection: close`'],
+  [
+    'credentials bound to apps (`auth: [{ username, password, appId }]`) and the envelope\'s `appId` is not theirs, or is missing',
+    '403; onError (`app_mismatch`) with the raw body; not dispatched, not stored',
+  ],
   ['body not complete `bodyTimeoutMs` (default 10 s) after the headers', '408, `Connection: close`'],
   ['not JSON, or not an object with a string `trigger` and an object `data`', '400'],
   [
@@ -42,7 +46,7 @@ export function keysTable({ idempotencyFields }) {
     ([trigger, paths]) => `| \`${trigger}\` | ${paths.map((path) => `\`data.${path.join('.')}\``).join(' + ')} |`,
   );
   const other = '| every other trigger, or a field above missing | a SHA-256 digest of the exact body |';
-  return ['| trigger | key after `<webhook id>:<trigger>:` |', '|---|---|', ...rows, other].join('\n');
+  return ['| trigger | key after `<appId>:<webhook id>:<trigger>:` |', '|---|---|', ...rows, other].join('\n');
 }
 
 export function statusTableText() {

@@ -3,6 +3,7 @@ export {
   ConfigurationError,
   createBasicAuthVerifier,
   createWebhooks,
+  escapeControl,
   idempotencyKey,
   parseWebhook,
   safeParseWebhook,

@@ -16,10 +16,12 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/lambda': ['lambdaHandler'],
   'chat-webhooks/fetch': ['fetchHandler'],
   'chat-webhooks/node': ['nodeMiddleware'],
+  'chat-webhooks/hono': ['honoHandler'],
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
   'chat-webhooks/sqlite': ['sqliteInbox'],
   'chat-webhooks/redis': ['redisInbox'],
   'chat-webhooks/postgres': ['postgresInbox', 'migratePostgresInbox', 'migrationScript', 'SCHEMA_VERSION'],
+  'chat-webhooks/aws': ['sqsQueue', 'sqsHandler', 'dynamoIdempotency', 'memoryIdempotency'],
   'chat-webhooks/api': [
     'createChatClient', 'createManagementClient', 'ApiError', 'ValidationError', 'messageDataSchema', 'messageDataSize',
     'messageTagsSchema', 'formFieldSchema', 'buttonActionSchema', 'form', 'webhookConfigSchema', 'appCreateSchema', 'authFromWebhookConfig',

@@ -13,7 +13,9 @@ import {
   type Trigger,
   type UnknownWebhookEvent,
   type User,
+  type BasicAuthCredentials,
   type WebhookError,
+  type WebhookErrorCode,
   type WebhookEvent,
 } from '../src/index.js';
 import { createTestEvent } from '../src/testing/index.js';
@@ -93,5 +95,35 @@ describe('typed handler API', () => {
       // @ts-expect-error overrides follow the event's shape
       createTestEvent('message_sent', { data: { message: { id: 5 } } });
     void typeOnly;
+  });
+});
+
+describe('credentials bound to apps (auth[].appId)', () => {
+  it('takes an app id or a list of them per credential, beside credentials for any app', () => {
+    const typeOnly = () => {
+      createWebhooks({
+        auth: [
+          { username: 'acme', password: 'a', appId: 'app-acme' },
+          { username: 'globex', password: 'g', appId: ['app-globex', 'app-globex-eu'] },
+          { username: 'rotation', password: 'r' },
+        ],
+      });
+      createWebhooks({ auth: { username: 'acme', password: 'a', appId: 'app-acme' } });
+      // @ts-expect-error an app id is a string, not a number
+      createWebhooks({ auth: { username: 'acme', password: 'a', appId: 2601 } });
+      // @ts-expect-error nor a list of numbers
+      createWebhooks({ auth: [{ username: 'acme', password: 'a', appId: [1, 2] }] });
+      // @ts-expect-error the name is appId (a misspelling is no binding)
+      createWebhooks({ auth: [{ username: 'acme', password: 'a', appID: 'app-acme' }] });
+    };
+    void typeOnly;
+    expectTypeOf<BasicAuthCredentials['appId']>().toEqualTypeOf<string | readonly string[] | undefined>();
+  });
+
+  it('names the refusal app_mismatch', () => {
+    expectTypeOf<'app_mismatch'>().toExtend<WebhookErrorCode>();
+    webhooks.onError((error) => {
+      if (error.code === 'app_mismatch') expectTypeOf(error.rawBody).toEqualTypeOf<string | Uint8Array | undefined>();
+    });
   });
 });

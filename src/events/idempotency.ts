@@ -31,16 +31,36 @@ function valueAt(data: unknown, path: readonly string[]): string | undefined {
   let value = data;
   // A scalar on the way reads as no value: none of the documented names is a property of a string or number.
   for (const step of path) value = (value as Record<string, unknown> | null | undefined)?.[step];
-  // Ids and times arrive as strings or numbers ("1440" or 1440): both spell the same key.
+  return idText(value);
+}
+
+/** An id or time as key text: a non-empty string, or a finite number ("1440" and 1440 spell the same key). */
+function idText(value: unknown): string | undefined {
   if (typeof value === 'string' && value !== '') return value;
   if (Number.isFinite(value)) return String(value); // a number: isFinite does not convert
   return undefined;
 }
 
-/** `<webhook id>:<trigger>:`, the start of every key, so keys of two webhooks or triggers never meet. */
+/**
+ * The envelope's `appId` as the key and the credential check read it: a non-empty string, or a finite number
+ * read as its decimal text (`7` and `"7"` are one app); anything else (absent, empty, null, an object) is no app.
+ */
+export function appIdOf(event: { readonly appId?: unknown }): string | undefined {
+  return idText(event.appId);
+}
+
+/**
+ * `<appId>:<webhook id>:<trigger>:`, the start of every key, so keys of two apps, webhooks or triggers never
+ * meet: webhook ids are chosen by each customer and message ids are unique only within an app. Without an
+ * `appId` the key starts at the webhook id; without either, at the trigger (never with a bare colon). With an
+ * `appId` but no webhook id, the webhook's place stays, empty (`<appId>::<trigger>:`), so such a key never reads
+ * as another event's webhook id.
+ */
 export function keyPrefix(event: ParsedWebhook): string {
   const webhook = typeof event.webhook === 'string' ? event.webhook : '';
-  return `${webhook}:${event.trigger}:`;
+  const app = appIdOf(event);
+  if (app !== undefined) return `${app}:${webhook}:${event.trigger}:`;
+  return webhook === '' ? `${event.trigger}:` : `${webhook}:${event.trigger}:`;
 }
 
 /** The key from the documented fields, or undefined when the trigger has none or one is missing. */

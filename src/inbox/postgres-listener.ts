@@ -10,7 +10,7 @@
  * finding none, waits only if it has not moved since, so a commit landing between its look and its wait is
  * not slept through.
  */
-import pg from 'pg';
+import type { Client } from 'pg';
 import { pause } from './port.js';
 
 const RECONNECT_MIN_MS = 100;
@@ -19,16 +19,17 @@ const RECONNECT_MAX_MS = 5000;
 export class Listener {
   #generation = 0;
   readonly #waiters = new Set<() => void>();
-  readonly #config: pg.ClientConfig;
+  readonly #newClient: () => Client;
   readonly #channel: string;
-  #client: pg.Client | undefined;
+  #client: Client | undefined;
   #connecting: Promise<void> | undefined;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #failures = 0;
   #closed = false;
 
-  constructor(config: pg.ClientConfig, channel: string) {
-    this.#config = config;
+  /** `newClient` makes an unconnected client with the inbox's connection settings. */
+  constructor(newClient: () => Client, channel: string) {
+    this.#newClient = newClient;
     this.#channel = channel;
   }
 
@@ -78,7 +79,7 @@ export class Listener {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client(this.#config);
+    const client = this.#newClient();
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     client.on('notification', (message) => {
@@ -103,7 +104,7 @@ export class Listener {
     this.wakeAll();
   }
 
-  #lost(client: pg.Client): void {
+  #lost(client: Client): void {
     if (this.#client !== client) return;
     this.#client = undefined;
     client.end().catch(() => undefined);

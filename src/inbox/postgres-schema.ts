@@ -10,7 +10,14 @@
  * this version does not know).
  */
 
-import type pg from 'pg';
+/** As much of a node-postgres pool as the migration needs (the declarations compile without pg installed). */
+export interface MigrationPool {
+  connect(): Promise<MigrationClient>;
+}
+interface MigrationClient {
+  query<R>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+  release(): void;
+}
 
 /** States as small integers: the (state, due) index stays compact. */
 export const PENDING = 0;
@@ -77,7 +84,7 @@ export function migrationScript(schema: string): string {
 }
 
 /** The schema's version: 0 before the first migration (no version table). */
-async function versionIn(client: pg.ClientBase, schema: string): Promise<number> {
+async function versionIn(client: MigrationClient, schema: string): Promise<number> {
   const table = `${quotedSchema(schema)}.schema_version`;
   const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
   if (!rows[0]?.present) return 0;
@@ -89,7 +96,7 @@ async function versionIn(client: pg.ClientBase, schema: string): Promise<number>
  * role needs no CREATE right once migrated), else the missing steps in one transaction under the advisory
  * lock. Resolves the version found and the version now.
  */
-export async function migrate(pool: pg.Pool, schema: string): Promise<{ from: number; to: number }> {
+export async function migrate(pool: MigrationPool, schema: string): Promise<{ from: number; to: number }> {
   const client = await pool.connect();
   try {
     const current = await versionIn(client, schema);

@@ -24,7 +24,8 @@
  * - Times are milliseconds since the epoch from the clocks of the processes (as in the other inboxes): keep
  *   them in sync (NTP), or leases and retries move by the skew.
  */
-import pg from 'pg';
+import type * as Pg from 'pg';
+import { requirePeers } from '#platform';
 import {
   checkState,
   DEFAULT_DURABLE_WINDOW_MS,
@@ -46,6 +47,20 @@ import { Listener } from './postgres-listener.js';
 import { DEAD, DONE, migrate, PENDING, quotedSchema, RUNNING } from './postgres-schema.js';
 import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
 import { TurnBatch } from './turn-batch.js';
+
+// Loaded as this module is: without it, importing chat-webhooks/postgres says to install it.
+const [pg] = requirePeers('chat-webhooks/postgres', ['pg']) as [typeof Pg];
+
+/**
+ * A node-postgres `Pool` (`new pg.Pool(...)`), as far as these declarations need to say: they compile without
+ * pg installed (`skipLibCheck: false`). Its `options` (the settings it was made with) also open the inbox's own
+ * connections.
+ */
+export interface PgPoolLike {
+  query(...args: never[]): Promise<unknown>;
+  connect(...args: never[]): Promise<unknown>;
+  readonly options: object;
+}
 
 export { migrationScript, SCHEMA_VERSION } from './postgres-schema.js';
 
@@ -70,7 +85,7 @@ export interface PostgresInboxOptions {
    * Or a `pg.Pool` of yours, for puts and admin (this inbox does not end it). Its settings also open the
    * inbox's own connections: up to 4 for the worker's writes and one that LISTENs.
    */
-  pool?: pg.Pool;
+  pool?: PgPoolLike;
   /** The schema holding the inbox's tables. Default `chat_webhooks`. */
   schema?: string;
   /** How long a key is remembered after it was stored. Default 24 hours. */
@@ -156,7 +171,7 @@ export function postgresInbox(options: PostgresInboxOptions): Inbox {
  * escaping of every body's quotes and the server the parsing of it back (bench/postgres.mjs).
  * $1 is now: a known key whose done row has expired is stored again.
  */
-function putStatement(schema: string, rows: number): pg.QueryConfig {
+function putStatement(schema: string, rows: number): Pg.QueryArrayConfig {
   const t = `${quotedSchema(schema)}.inbox`;
   const values = Array.from({ length: rows }, (_, row) => {
     const n = 2 + row * 5;
@@ -172,8 +187,9 @@ function putStatement(schema: string, rows: number): pg.QueryConfig {
     raw_body = excluded.raw_body, traceparent = excluded.traceparent
   WHERE i.state = ${DONE} AND i.due <= $1
   RETURNING key)
-SELECT coalesce(array_agg(key), '{}') AS keys,
-  CASE WHEN count(*) > 0 THEN pg_notify('${schema}.inbox', count(*)::text)::text END AS notified FROM stored`,
+SELECT key, (SELECT pg_notify('${schema}.inbox', count(*)::text) FROM stored)::text FROM stored`,
+    // A row per stored key, as arrays: no object per row, no array literal to build and parse back.
+    rowMode: 'array',
   };
 }
 
@@ -231,12 +247,12 @@ type Statements = ReturnType<typeof statements>;
 
 interface Pools {
   /** Puts and admin: commits as durable as the server's `synchronous_commit`. */
-  pool: pg.Pool;
+  pool: Pg.Pool;
   owned: boolean;
   /** The worker's writes: `synchronous_commit = off` (see WORKER_COMMITS). Always this inbox's own. */
-  worker: pg.Pool;
+  worker: Pg.Pool;
   /** The listening connection's settings. */
-  listen: pg.ClientConfig;
+  listen: Pg.ClientConfig;
 }
 
 /**
@@ -251,8 +267,9 @@ const WORKER_COMMITS = '-c synchronous_commit=off';
 
 function makePools(options: PostgresInboxOptions): Pools {
   const statementTimeout = options.statementTimeoutMs ?? 1500;
-  const base: pg.PoolConfig = options.pool
-    ? { ...(options.pool.options as pg.PoolConfig) }
+  const given = options.pool as Pg.Pool | undefined;
+  const base: Pg.PoolConfig = given
+    ? { ...(given.options as Pg.PoolConfig) }
     : { connectionString: options.connectionString, statement_timeout: statementTimeout };
   const worker = new pg.Pool({ ...base, max: 4, options: [base.options, WORKER_COMMITS].filter(Boolean).join(' ') });
   // An idle connection the server dropped (a restart) is an 'error' event: without a listener it would end
@@ -260,7 +277,7 @@ function makePools(options: PostgresInboxOptions): Pools {
   worker.on('error', () => undefined);
   const { max: _max, ...listen } = base;
   // The pool's own settings (connectionString, host, user…) serve the worker's and the listening connections.
-  if (options.pool) return { pool: options.pool, owned: false, worker, listen };
+  if (given) return { pool: given, owned: false, worker, listen };
   const pool = new pg.Pool({ ...base, max: options.poolSize ?? 10 });
   pool.on('error', () => undefined);
   return { pool, owned: true, worker, listen };
@@ -269,8 +286,8 @@ function makePools(options: PostgresInboxOptions): Pools {
 class PostgresInbox implements Inbox {
   readonly kind = 'postgres';
   readonly durable = true;
-  readonly #pool: pg.Pool;
-  readonly #workerPool: pg.Pool;
+  readonly #pool: Pg.Pool;
+  readonly #workerPool: Pg.Pool;
   readonly #ownsPool: boolean;
   readonly #schema: string;
   readonly #sql: Statements;
@@ -281,7 +298,7 @@ class PostgresInbox implements Inbox {
   readonly #claims: TurnBatch<number, InboxClaim | undefined>;
   readonly #completions: TurnBatch<Completion, void>;
   readonly #expiry: ReturnType<typeof setInterval>;
-  readonly #putStatements: pg.QueryConfig[] = [];
+  readonly #putStatements: Pg.QueryArrayConfig[] = [];
   #ready: Promise<void> | undefined;
   #expiring = false;
   #nextDue: Promise<number> | undefined;
@@ -296,7 +313,7 @@ class PostgresInbox implements Inbox {
     this.#sql = statements(this.#schema);
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 2000;
-    this.#listener = new Listener(listen, this.#sql.channel);
+    this.#listener = new Listener(() => new pg.Client(listen), this.#sql.channel);
     this.#puts = new TurnBatch((puts) => this.#insert(puts), PUTS_IN_FLIGHT, BATCH);
     this.#claims = new TurnBatch((leases) => this.#take(leases), 1, BATCH);
     this.#completions = new TurnBatch((done) => this.#markDone(done), 1, BATCH);
@@ -383,23 +400,23 @@ class PostgresInbox implements Inbox {
   }
 
   /** Runs a statement once the schema is there. */
-  async #query<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    query: string | pg.QueryConfig,
+  async #query<R extends Pg.QueryResultRow = Pg.QueryResultRow>(
+    query: string | Pg.QueryConfig,
     values: unknown[],
     pool = this.#pool,
-  ): Promise<pg.QueryResult<R>> {
+  ): Promise<Pg.QueryResult<R>> {
     await this.#schemaReady();
     const config = typeof query === 'string' ? { text: query, values } : { ...query, values };
     return pool.query<R>(config);
   }
 
   /** A statement of the worker's (WORKER_COMMITS). */
-  #work<R extends pg.QueryResultRow = pg.QueryResultRow>(query: string | pg.QueryConfig, values: unknown[]): Promise<pg.QueryResult<R>> {
+  #work<R extends Pg.QueryResultRow = Pg.QueryResultRow>(query: string | Pg.QueryConfig, values: unknown[]): Promise<Pg.QueryResult<R>> {
     return this.#query<R>(query, values, this.#workerPool);
   }
 
   /** Repeats a statement that handles up to BATCH rows until one handles fewer. */
-  async #inBatches(run: () => Promise<pg.QueryResult>): Promise<number> {
+  async #inBatches(run: () => Promise<Pg.QueryResult>): Promise<number> {
     let total = 0;
     for (;;) {
       const count = (await run()).rowCount ?? 0;
@@ -426,8 +443,9 @@ class PostgresInbox implements Inbox {
       values[n + 4] = put.traceparent ?? null;
     });
     const statement = (this.#putStatements[rows] ??= putStatement(this.#schema, rows));
-    const { rows: [result] } = await this.#query<{ keys: string[] }>(statement, values);
-    const stored = new Set(result?.keys ?? []);
+    const result = await this.#query(statement, values);
+    // The notification is sent once (an uncorrelated sub-select), and only when some key was stored.
+    const stored = new Set((result.rows as unknown as string[][]).map((row) => row[0]));
     return puts.map((put, index) => (first.get(put.key) === index && stored.has(put.key) ? 'stored' : 'duplicate'));
   }
 

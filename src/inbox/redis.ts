@@ -35,9 +35,9 @@
  * `everysec` (Redis's default) may lose the last second of acknowledged events on a power cut or a kill of
  * Redis itself; and `maxmemory-policy noeviction`, or Redis may evict jobs and markers under memory pressure.
  */
-import { Job, Queue, Worker, type RedisClient } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
-import { sha256Base64 } from '#platform';
+import type * as BullMQ from 'bullmq';
+import type * as IORedis from 'ioredis';
+import { requirePeers, sha256Base64 } from '#platform';
 import {
   checkState,
   DEFAULT_DURABLE_WINDOW_MS,
@@ -57,11 +57,44 @@ import {
 } from './port.js';
 import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
 
+// Loaded as this module is: without them, importing chat-webhooks/redis says which to install.
+const [{ Job, Queue, Worker }, { Redis }] = requirePeers('chat-webhooks/redis', ['bullmq', 'ioredis']) as [typeof BullMQ, typeof IORedis];
+type Job<T> = BullMQ.Job<T>;
+type Queue<T> = BullMQ.Queue<T>;
+type Worker<T> = BullMQ.Worker<T>;
+type Redis = IORedis.Redis;
+type RedisOptions = IORedis.RedisOptions;
+type RedisClient = BullMQ.RedisClient;
+
+/**
+ * An ioredis client, as far as these declarations need to say: they compile without ioredis installed
+ * (`skipLibCheck: false`). An ioredis `Redis` instance is one.
+ */
+export interface RedisClientLike {
+  readonly status: string;
+  duplicate(...args: never[]): unknown;
+  quit(...args: never[]): Promise<unknown>;
+}
+
+/**
+ * ioredis connection options (`RedisOptions`: host, port, password, tls, ...), handed to `new Redis()` as they
+ * are; described loosely so that these declarations compile without ioredis installed.
+ */
+export interface RedisConnectionOptions {
+  host?: string;
+  port?: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  // `any`, not `unknown`: an ioredis `RedisOptions` (an interface, with no index signature) is assignable only to this.
+  [option: string]: any;
+}
+
 export interface RedisInboxOptions {
   /** A Redis URL (`redis://host:6379/0`). */
   url?: string;
   /** Or the connection: an ioredis client (this inbox does not close it) or ioredis options. */
-  connection?: Redis | RedisOptions;
+  connection?: RedisClientLike | RedisConnectionOptions;
   /** Prefix of every key this inbox writes. Default `chat-webhooks`. */
   prefix?: string;
   /** How long a key is remembered after it was stored. Default 24 hours. */
@@ -144,13 +177,27 @@ const jobIdOf = (hash: string): string => `k_${hash}`;
 function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
   const { url, connection } = options;
   if (connection instanceof Redis) return { redis: connection, owned: false };
+  const given = connection as RedisOptions | undefined;
   // BullMQ needs maxRetriesPerRequest: null on connections its workers block on.
-  if (url) return { redis: new Redis(url, { maxRetriesPerRequest: null, ...(connection as RedisOptions | undefined) }), owned: true };
-  if (connection) return { redis: new Redis({ maxRetriesPerRequest: null, ...connection }), owned: true };
+  if (url) return { redis: new Redis(url, { maxRetriesPerRequest: null, ...given }), owned: true };
+  if (given) return { redis: new Redis({ maxRetriesPerRequest: null, ...given }), owned: true };
   throw new TypeError('redisInbox needs `url` (redis://host:6379) or `connection` (an ioredis client or its options).');
 }
 
-/** Connects to the inbox on Redis (BullMQ queue `inbox` under `prefix`). */
+/**
+ * Connects to the inbox on Redis (BullMQ queue `inbox` under `prefix`).
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks, createWorker } from 'chat-webhooks';
+ * import { redisInbox } from 'chat-webhooks/redis';
+ *
+ * // Receivers store and answer; workers (here, or on other machines) run the handlers.
+ * const receiver = createWebhooks({ auth: false, inbox: redisInbox({ url: 'redis://localhost:6379' }), consume: false });
+ * const worker = createWorker({ inbox: redisInbox({ url: 'redis://localhost:6379' }) });
+ * worker.on('message_sent', (event) => console.log(event.data.message.id)).start();
+ * ```
+ */
 export function redisInbox(options: RedisInboxOptions): Inbox {
   if (options?.windowMs !== undefined && !(options.windowMs > 0)) {
     throw new TypeError('redisInbox: `windowMs` must be a positive number of milliseconds.');

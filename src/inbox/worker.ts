@@ -17,6 +17,20 @@ import { createConsumer, type Worker, type WorkerOptions } from '../receive/inde
 
 export type { Worker, WorkerOptions };
 
+/**
+ * Creates a worker that runs the handlers of the events an inbox holds, with leases and retries.
+ *
+ * @example
+ * ```ts
+ * import { createWorker } from 'chat-webhooks';
+ * import { sqliteInbox } from 'chat-webhooks/sqlite';
+ *
+ * const worker = createWorker({ inbox: sqliteInbox({ path: './.data/inbox.db' }), concurrency: 4 });
+ * worker.on('message_sent', async (event, { attempt }) => console.log(event.data.message.id, attempt));
+ * worker.start();
+ * process.on('SIGTERM', () => void worker.close());
+ * ```
+ */
 export function createWorker(options: WorkerOptions): Worker {
   return createConsumer(options);
 }

@@ -1,8 +1,10 @@
 /**
  * Admission checks: what the headers alone decide, before any of the body is read (shutting down, method,
- * declared size, content type, Basic auth).
+ * declared size, content type, Basic auth). Credentials bound to apps admit the request for those apps only:
+ * intake compares them with the envelope's `appId` once the body is parsed.
  */
 import { Answers, CLOSE, reply, UNAUTHORIZED_HEADERS } from './answers.js';
+import { AppBinding } from './auth.js';
 import { WebhookError } from './errors.js';
 import {
   isIdentityEncoding,
@@ -21,8 +23,11 @@ export class Admission {
     private readonly inFlight: InFlight,
   ) {}
 
-  /** The response refusing the request, or undefined when its body may be read. */
-  refusal(request: WebhookRequest): WebhookResponse | undefined {
+  /**
+   * The response refusing the request; or, when its body may be read, undefined (for any app) or the apps its
+   * credentials are bound to.
+   */
+  admit(request: WebhookRequest): WebhookResponse | AppBinding | undefined {
     if (this.inFlight.closing) return this.answers.shuttingDown();
     const { method, headers } = request;
     if (method.toUpperCase() !== 'POST') {
@@ -47,11 +52,15 @@ export class Admission {
     const { verify } = this.settings;
     // An Authorization sent twice (node's headersDistinct passes each) reads as its values joined with ", ",
     // which is never one Basic credential: refused like any wrong one.
-    if (verify && !verify(readHeader(headers, 'authorization'))) {
-      return this.answers.refuse(
-        new WebhookError('unauthorized', 'The request lacks valid Basic credentials for this webhook.'),
-        UNAUTHORIZED_HEADERS,
-      );
+    if (verify) {
+      const admitted = verify(readHeader(headers, 'authorization'));
+      if (admitted === false) {
+        return this.answers.refuse(
+          new WebhookError('unauthorized', 'The request lacks valid Basic credentials for this webhook.'),
+          UNAUTHORIZED_HEADERS,
+        );
+      }
+      if (admitted instanceof AppBinding) return admitted;
     }
     return undefined;
   }

@@ -9,6 +9,7 @@ export type WebhookErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'unauthorized'
+  | 'app_mismatch'
   | 'body_timeout'
   | 'invalid_json'
   | 'invalid_envelope'
@@ -25,6 +26,8 @@ const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unauthorized: 401,
+  // Right credentials, bound to apps, delivering another app's event (or one without appId).
+  app_mismatch: 403,
   body_timeout: 408,
   invalid_json: 400,
   invalid_envelope: 400,

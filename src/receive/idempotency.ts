@@ -1,14 +1,15 @@
 /**
  * Idempotency keys: the platform sends no delivery id, so each event's key comes from the fields the platform
  * documents for its trigger (src/events/idempotency.ts), else from a digest of the exact body: identical
- * bytes are the same delivery. Every key starts with `<webhook id>:<trigger>:`.
+ * bytes are the same delivery. Every key starts with `<appId>:<webhook id>:<trigger>:` (keyPrefix in
+ * src/events/idempotency.ts says how a missing `appId` or webhook id is written).
  */
 import { documentedKey, keyPrefix, type EventOf, type ParsedWebhook, type Trigger } from '../events/index.js';
 import { sha256Base64 } from '#platform';
 
 /**
  * Per-trigger key functions that replace the documented fields: `{ message_sent: (e) => e.data.message.id }`.
- * What one returns goes after `<webhook id>:<trigger>:`. Unknown triggers may be named too.
+ * What one returns goes after `<appId>:<webhook id>:<trigger>:`. Unknown triggers may be named too.
  */
 export type IdempotencyKeys = { [T in Trigger]?: (event: EventOf<T>) => string } & {
   [trigger: string]: ((event: never) => string) | undefined;
@@ -17,6 +18,14 @@ export type IdempotencyKeys = { [T in Trigger]?: (event: EventOf<T>) => string }
 /**
  * The event's idempotency key. `rawBody` is the body exactly as received; without it the fallback digest
  * is taken over the event serialized again, which recognises the same object but not every resend of it.
+ *
+ * @example
+ * ```ts
+ * import { idempotencyKey, parseWebhook } from 'chat-webhooks';
+ *
+ * const event = parseWebhook(rawBody);
+ * idempotencyKey(event, rawBody); // '2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421': app, webhook, trigger, message id
+ * ```
  */
 export function idempotencyKey(event: ParsedWebhook, rawBody?: string | Uint8Array): string {
   return documentedKey(event) ?? bodyKey(event, rawBody);
@@ -30,7 +39,7 @@ function bodyKey(event: ParsedWebhook, rawBody: string | Uint8Array | undefined)
 export interface KeyFunctions {
   /** The key from fields (an override, else the documented ones), or undefined: then only the body names it. */
   fieldKeyOf(event: ParsedWebhook): string | undefined;
-  /** The full key: the field key, else `<webhook id>:<trigger>:#<digest of the body>`. */
+  /** The full key: the field key, else `<appId>:<webhook id>:<trigger>:#<digest of the body>`. */
   keyOf(event: ParsedWebhook, rawBody?: string | Uint8Array): string;
 }
 

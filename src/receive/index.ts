@@ -29,6 +29,7 @@ export { verifyBasicAuth, createBasicAuthVerifier } from './auth.js';
 export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth.js';
 export type { BodyReader, HeaderSource, WebhookRequest, WebhookResponse } from './http.js';
 export { BodyArrival } from './http.js';
+export { escapeControl } from './logger.js';
 export type { LogLevel, WebhookLogger } from './logger.js';
 export { rejectUnknownOptions } from './options.js';
 export type { DedupeOptions } from './dedupe.js';

@@ -4,9 +4,10 @@
  * and accepted (200, handlers afterwards), or refused.
  */
 import { randomId, utf8Length } from '#platform';
-import type { ParsedWebhook } from '../events/index.js';
+import { appIdOf, type ParsedWebhook } from '../events/index.js';
 import type { Inbox } from '../inbox/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
+import type { AppBinding } from './auth.js';
 import { CommitTimeout, Commits } from './commit.js';
 import { BodyDeadlines, TIMED_OUT, whenRead, type Arrival, type Reading } from './body-deadlines.js';
 import { isThenable } from './dispatch.js';
@@ -27,6 +28,11 @@ export interface HandleOptions {
   enqueue?: Enqueue;
   /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
   handlerTimeoutMs?: number;
+  /**
+   * Shortens `commitTimeoutMs` for this request (never lengthens it): a serverless function answers 503 before
+   * its invocation runs out of time, rather than being stopped without an answer.
+   */
+  commitTimeoutMs?: number;
 }
 
 export type Answer = WebhookResponse | Promise<WebhookResponse>;
@@ -49,22 +55,23 @@ export class Intake {
   /**
    * Reads the body, then answers: returns the answer when the body is in memory (synchronously unless an
    * inbox must be awaited); for a body still arriving, returns nothing and hands the answer to `send` later.
+   * `apps`: the apps the request's credentials are bound to (absent: any app).
    */
-  take(request: WebhookRequest, options: HandleOptions, send: (response: WebhookResponse) => void): Answer | undefined {
+  take(request: WebhookRequest, options: HandleOptions, send: (response: WebhookResponse) => void, apps?: AppBinding): Answer | undefined {
     const { body } = request;
-    if (typeof body !== 'function') return this.#answer(body, options);
+    if (typeof body !== 'function') return this.#answer(body, options, apps);
     let reading: ReturnType<BodyReader>;
     try {
       reading = body(this.settings.maxBodyBytes);
     } catch (cause) {
       return this.answers.unreadable(cause);
     }
-    if (!(reading instanceof BodyArrival) && !isThenable(reading)) return this.#answer(reading, options);
+    if (!(reading instanceof BodyArrival) && !isThenable(reading)) return this.#answer(reading, options, apps);
     // Callbacks, not a promise chain: every promise on this path costs each request.
     const arrived = (arrival: Arrival): void => {
       let answer: Answer;
       try {
-        answer = arrival === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(arrival, options);
+        answer = arrival === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(arrival, options, apps);
       } catch (cause) {
         answer = this.answers.failed(cause);
       }
@@ -77,7 +84,7 @@ export class Intake {
   }
 
   /** Answers a body that is in memory. */
-  #answer(body: WebhookBody | null | undefined, options: HandleOptions): Answer {
+  #answer(body: WebhookBody | null | undefined, options: HandleOptions, apps: AppBinding | undefined): Answer {
     const { answers, settings } = this;
     // close() may have begun while the body arrived: its handlers would run after close() returned.
     if (this.inFlight.closing) return answers.shuttingDown();
@@ -85,11 +92,14 @@ export class Intake {
     const delivery = inspectDelivery(body ?? '');
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
+    // Before anything else is done with the event (an invalid payload's report included): it is not this
+    // credential's to deliver.
+    if (apps && !apps.allows(event)) return answers.refuse(appMismatch(event, delivery.rawBody));
     if (error && settings.rejectInvalid) return answers.rejectPayload(error, event.trigger);
 
     // An invalid payload is never stored: it goes to onError here.
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
-    if (target) return this.#commit(target, delivery, event);
+    if (target) return this.#commit(target, delivery, event, options.commitTimeoutMs);
 
     // One clock read serves the window and the handlers' `receivedAt`: each read costs a request about 70 ns.
     const now = Date.now();
@@ -108,12 +118,12 @@ export class Intake {
   }
 
   /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
-  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
+  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): Promise<WebhookResponse> {
     const { rawBody } = delivery;
     // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
     const key = this.settings.keyOf(event, delivery.unserializable ? randomId() : (delivery.bytes ?? rawBody));
     const receivedAt = Date.now();
-    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }).then(
+    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }, timeoutMs).then(
       (result) => (result === 'stored' ? OK : this.answers.duplicate(event, () => key, receivedAt)),
       (cause: unknown) => this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER),
     );
@@ -124,6 +134,16 @@ export class Intake {
     if (!forwarding) this.#forwarders.set(enqueue, (forwarding = forwardingInbox(enqueue)));
     return forwarding;
   }
+}
+
+/** The refusal of an event whose credentials are bound to other apps. */
+function appMismatch(event: ParsedWebhook, rawBody: string): WebhookError {
+  const appId = appIdOf(event);
+  const message =
+    appId === undefined
+      ? 'The delivery names no appId, and its credentials are bound to apps (auth[].appId).'
+      : `The delivery's appId ${JSON.stringify(appId.slice(0, 100))} is not an app its credentials are bound to (auth[].appId).`;
+  return new WebhookError('app_mismatch', message, { event, rawBody });
 }
 
 /** Turns an inbox's failure into the error onError gets, with the event and its raw body. */

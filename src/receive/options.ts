@@ -2,7 +2,7 @@
  * The receiver's options: their documentation, their checks (a mistake throws a `ConfigurationError` when
  * the receiver is created, never on a request) and their defaults, resolved once into `Settings`.
  */
-import { createBasicAuthVerifier, type BasicAuthOption, type BasicAuthVerifier } from './auth.js';
+import { createCredentialCheck, type Admitted, type BasicAuthOption } from './auth.js';
 import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
 import type { ParsedWebhook } from '../events/index.js';
 import type { Inbox } from '../inbox/port.js';
@@ -21,8 +21,12 @@ export interface WebhooksOptions {
   /**
    * The Basic credentials configured on the platform's webhook (`useBasicAuth`, `username`, `password`), or
    * a list while rotating (any of them is accepted). Turning authentication off takes an explicit `false`.
+   * A receiver serving several apps binds each credential to its app(s) with `appId`: a delivery whose
+   * envelope `appId` is not one its credentials allow (or has none) is refused 403 (`app_mismatch`), so one
+   * app's password cannot deliver another app's events. Entries without `appId` deliver for any app.
    * @example { username: process.env.WEBHOOK_USER, password: process.env.WEBHOOK_PASSWORD }
    * @example [{ username: 'platform', password: 'old' }, { username: 'platform', password: 'new' }]
+   * @example [{ username: 'acme', password: ACME_PASSWORD, appId: 'app-acme' }, { username: 'globex', password: GLOBEX_PASSWORD, appId: ['app-globex', 'app-globex-eu'] }]
    */
   auth: BasicAuthOption | false;
   /**
@@ -82,7 +86,7 @@ export interface WebhooksOptions {
   commitTimeoutMs?: number;
   /**
    * Per-trigger idempotency keys replacing the documented ones; what a function returns goes after
-   * `<webhook id>:<trigger>:`. See README, "Idempotency keys".
+   * `<appId>:<webhook id>:<trigger>:`. See README, "Idempotency keys".
    * @example { message_sent: (event) => event.data.message.id }
    */
   idempotencyKeys?: IdempotencyKeys;
@@ -144,7 +148,7 @@ export interface Settings {
   readonly bodyTimeoutMs: number;
   readonly logger: WebhookLogger;
   /** Absent when authentication is off. */
-  readonly verify: BasicAuthVerifier | undefined;
+  readonly verify: ((header: string | null | undefined) => Admitted) | undefined;
   /** Absent when duplicates are not looked for here (turned off, or an inbox decides). */
   readonly dedupe: DedupeWindow | undefined;
   readonly inbox: Inbox | undefined;
@@ -172,7 +176,7 @@ export function settingsOf(options: WebhooksOptions): Settings {
     handlerTimeoutMs,
     bodyTimeoutMs: finiteOrNone(options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS),
     logger,
-    verify: options.auth === false ? undefined : createBasicAuthVerifier(options.auth),
+    verify: options.auth === false ? undefined : createCredentialCheck(options.auth),
     dedupe: options.dedupe === false || inbox ? undefined : new DedupeWindow(options.dedupe),
     inbox,
     worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger } : undefined,

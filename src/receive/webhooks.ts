@@ -7,6 +7,7 @@ import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
 import { Admission } from './admission.js';
 import { Answers, FirstRunContext, type DuplicateContext } from './answers.js';
+import { AppBinding } from './auth.js';
 import { Consumer, consumerSettings } from './consume.js';
 import { Dispatcher, isThenable, type HandlerContext, type Outcome } from './dispatch.js';
 import { WebhookError } from './errors.js';
@@ -47,8 +48,19 @@ export interface Webhooks extends HandlerRegistry {
   /**
    * Dispatches an already-parsed event (from a queue, say); resolves once its handlers have, with the
    * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
+   * `rawBody`, the body as received, goes to onError with each failure (as for a delivery).
    */
-  receive(event: ParsedWebhook, context?: Partial<HandlerContext>): Promise<ReceiveOutcome>;
+  receive(event: ParsedWebhook, context?: Partial<HandlerContext>, rawBody?: string): Promise<ReceiveOutcome>;
+  /**
+   * Hands a failure found outside the receiver (a queued record that cannot be parsed, say) to the onError
+   * handlers; resolves once they ran. For queue consumers such as `sqsHandler`.
+   */
+  report(error: WebhookError): Promise<void>;
+  /**
+   * Runs the onDuplicate handlers for a repeat recognised outside the receiver (by a queue consumer's
+   * idempotency store, say); resolves once they ran.
+   */
+  reportDuplicate(event: ParsedWebhook, context: DuplicateContext): Promise<void>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
@@ -64,7 +76,18 @@ export interface Webhooks extends HandlerRegistry {
 
 const NO_OPTIONS: HandleOptions = {};
 
-/** Creates a receiver; a mistake in the options throws a `ConfigurationError` here. */
+/**
+ * Creates a receiver; a mistake in the options throws a `ConfigurationError` here.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.data.text));
+ * webhooks.onError((error) => console.error(error.code, error.message));
+ * ```
+ */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const settings = settingsOf(options);
   const { logger, maxBodyBytes } = settings;
@@ -80,7 +103,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
-      response = admission.refusal(request) ?? intake.take(request, options, send);
+      const admitted = admission.admit(request);
+      if (admitted === undefined) response = intake.take(request, options, send);
+      else response = admitted instanceof AppBinding ? intake.take(request, options, send, admitted) : admitted;
     } catch (cause) {
       response = answers.failed(cause);
     }
@@ -98,12 +123,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       ),
     );
 
-  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}): Promise<ReceiveOutcome> {
+  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}, rawBody?: string): Promise<ReceiveOutcome> {
     let outcome: Outcome = [];
     const run = new FirstRunContext(() => context.key ?? settings.keyOf(event), context.receivedAt ?? Date.now());
     const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
     const work = () => {
-      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), undefined, undefined, full);
+      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), rawBody, undefined, full);
       if (!isThenable(result)) return void (outcome = result);
       return result.then((failures) => void (outcome = failures));
     };
@@ -120,6 +145,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return this;
     },
     receive,
+    report: async (error) => dispatcher.report(error),
+    reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
     handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
     respond,
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {

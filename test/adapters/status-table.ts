@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebhooks, type Webhooks, type WebhookError, type ParsedWebhook } from '../../src/index.js';
+import { createWebhooks, type Webhooks, type WebhookError, type ParsedWebhook, type WebhooksOptions } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing/index.js';
 
 export interface SentRequest {
@@ -51,8 +51,14 @@ export const fixture = (trigger: string): string =>
 
 const json = { 'content-type': 'application/json', authorization: AUTH };
 
+/** The options a status-table case may set; `auth` replaces the one credential. */
+export type ReceiverOptions = Pick<Partial<WebhooksOptions>, 'invalidPayload' | 'auth'>;
+
+/** The app id of every fixture's envelope. */
+export const FIXTURE_APP = '2601c4f1a2b3c4d5';
+
 /** A receiver with recording handlers, as every adapter suite uses it. */
-export function recordingReceiver(options: { invalidPayload?: 'accept' | 'reject' } = {}) {
+export function recordingReceiver(options: ReceiverOptions = {}) {
   const webhooks = createWebhooks({ auth: { username: USER, password: PASSWORD }, maxBodyBytes: LIMIT, ...options });
   const events: ParsedWebhook[] = [];
   const unknown: ParsedWebhook[] = [];
@@ -84,7 +90,7 @@ export function statusTableSuite(name: string, mount: Mount): void {
       await close?.();
       close = undefined;
     });
-    async function setup(options?: { invalidPayload?: 'accept' | 'reject' }) {
+    async function setup(options?: ReceiverOptions) {
       const receiver = recordingReceiver(options);
       const mounted = await mount(receiver.webhooks);
       close = mounted.close;
@@ -164,6 +170,19 @@ export function statusTableSuite(name: string, mount: Mount): void {
       await settle();
       expect(events).toEqual([]);
       expect(errors.map((error) => error.code)).toEqual(['unauthorized', 'unauthorized']);
+    });
+
+    it('answers 403 app_mismatch when the credentials are bound to another app, reporting the raw body', async () => {
+      const { send, events, errors } = await setup({ auth: [{ username: USER, password: PASSWORD, appId: FIXTURE_APP }] });
+      const own = await send({ method: 'POST', headers: json, body: fixture('message_sent') });
+      const foreignBody = JSON.stringify({ ...JSON.parse(fixture('message_sent')), appId: 'app-other' });
+      const foreign = await send({ method: 'POST', headers: json, body: foreignBody });
+      expect([own.status, foreign.status]).toEqual([200, 403]);
+      expect(foreign.headers['content-type']).toMatch(/^text\/plain/);
+      expect(foreign.body).toMatch(/appId "app-other" is not an app its credentials are bound to/);
+      await settle();
+      expect(events).toHaveLength(1);
+      expect(errors.map((error) => [error.code, error.status, error.rawBody])).toEqual([['app_mismatch', 403, foreignBody]]);
     });
 
     it('answers 400 to a body that is not JSON, reporting the raw body', async () => {

@@ -2,10 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { idempotencyKey, triggers, type ParsedWebhook } from '../../src/index.js';
-import { idempotencyFields } from '../../src/events/index.js';
+import { appIdOf, idempotencyFields } from '../../src/events/index.js';
+import { keyFunctions } from '../../src/receive/idempotency.js';
 
 const raw = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const fixture = (name: string) => JSON.parse(raw(name)) as ParsedWebhook;
+
+/** Every fixture's envelope carries this app id. */
+const APP = '2601c4f1a2b3c4d5';
 
 describe('idempotencyKey', () => {
   it.each([
@@ -16,14 +20,14 @@ describe('idempotencyKey', () => {
     ['call_participant_left', 'wh_chat_events:call_participant_left:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763700022'],
     ['call_ended', 'wh_chat_events:call_ended:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763700023'],
     ['recording_generated', 'wh_chat_events:recording_generated:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763700000'],
-  ])('%s uses the documented fields', (trigger, key) => {
-    expect(idempotencyKey(fixture(trigger), raw(trigger))).toBe(key);
+  ])('%s uses the documented fields, after the app id', (trigger, key) => {
+    expect(idempotencyKey(fixture(trigger), raw(trigger))).toBe(`${APP}:${key}`);
   });
 
-  it('every trigger with documented fields gets a field key from its fixture; every key starts with webhook and trigger', () => {
+  it('every trigger with documented fields gets a field key from its fixture; every key starts with app, webhook and trigger', () => {
     for (const trigger of triggers) {
       const key = idempotencyKey(fixture(trigger), raw(trigger));
-      expect(key.startsWith(`wh_chat_events:${trigger}:`)).toBe(true);
+      expect(key.startsWith(`${APP}:wh_chat_events:${trigger}:`)).toBe(true);
       expect(key.includes(':#')).toBe(!(trigger in idempotencyFields));
     }
   });
@@ -47,16 +51,16 @@ describe('idempotencyKey', () => {
     const numeric = { ...event, data: { ...event.data, call: { ...event.data.call, id: 1440 } } } as ParsedWebhook;
     expect(idempotencyKey(numeric)).toBe(idempotencyKey(event));
     const missing = { ...event, data: { ...event.data, call: { ...event.data.call, sentAt: undefined } } } as ParsedWebhook;
-    expect(idempotencyKey(missing)).toMatch(/^wh_chat_events:call_initiated:#/);
+    expect(idempotencyKey(missing)).toMatch(new RegExp(`^${APP}:wh_chat_events:call_initiated:#`));
   });
 
   it('an unknown trigger named like an Object method still gets a body key', () => {
     const event = { trigger: 'constructor', data: {} } as ParsedWebhook;
-    expect(idempotencyKey(event, '{}')).toMatch(/^:constructor:#/);
+    expect(idempotencyKey(event, '{}')).toMatch(/^constructor:#/);
   });
 
   it('a field that is not a usable id falls back to the body: empty, NaN, ±Infinity, null, an object, a boolean, a path through a scalar', () => {
-    const event = fixture('message_sent') as ParsedWebhook & { data: { message: Record<string, unknown> } };
+    const event = { ...fixture('message_sent'), appId: undefined } as ParsedWebhook & { data: { message: Record<string, unknown> } };
     const withId = (id: unknown) => ({ ...event, data: { ...event.data, message: { ...event.data.message, id } } }) as ParsedWebhook;
     for (const id of ['', Number.NaN, Infinity, -Infinity, null, { id: 1 }, true]) {
       expect(idempotencyKey(withId(id), '{}'), String(id)).toMatch(/^wh_chat_events:message_sent:#/);
@@ -70,10 +74,53 @@ describe('idempotencyKey', () => {
     expect(idempotencyKey(withId('0'))).toBe('wh_chat_events:message_sent:0');
   });
 
-  it('a webhook id that is not a string is left out of the prefix', () => {
-    const event = fixture('message_sent');
-    for (const webhook of [undefined, 42, null]) {
-      expect(idempotencyKey({ ...event, webhook } as ParsedWebhook)).toBe(':message_sent:1421');
+  it('a webhook id that is not a string is left out of the prefix, leaving no leading colon (issue 25)', () => {
+    const event = { ...fixture('message_sent'), appId: undefined };
+    for (const webhook of [undefined, 42, null, '']) {
+      expect(idempotencyKey({ ...event, webhook } as ParsedWebhook)).toBe('message_sent:1421');
     }
+    // The body fallback too: the demo's sample body has neither appId nor webhook.
+    const bare = { trigger: 'group_created', data: {} } as ParsedWebhook;
+    expect(idempotencyKey(bare, '{}')).toMatch(/^group_created:#/);
+  });
+});
+
+describe('idempotencyKey per app (issue 23)', () => {
+  const event = fixture('message_sent');
+  const ofApp = (appId: unknown, webhook: unknown = 'wh_chat_events') => ({ ...event, appId, webhook }) as ParsedWebhook;
+
+  it('starts with the envelope\'s appId: equal webhook and message ids of two apps make two keys', () => {
+    expect(idempotencyKey(ofApp('app-a'))).toBe('app-a:wh_chat_events:message_sent:1421');
+    expect(idempotencyKey(ofApp('app-b'))).toBe('app-b:wh_chat_events:message_sent:1421');
+    // The body fallback too.
+    const other = { ...fixture('group_created'), webhook: 'wh' } as ParsedWebhook;
+    expect(idempotencyKey({ ...other, appId: 'a' } as ParsedWebhook, '{}')).toMatch(/^a:wh:group_created:#/);
+    expect(idempotencyKey({ ...other, appId: 'a' } as ParsedWebhook, '{}')).not.toBe(
+      idempotencyKey({ ...other, appId: 'b' } as ParsedWebhook, '{}'),
+    );
+  });
+
+  it('without an appId (absent, empty, null, an object, NaN) the key keeps its old form', () => {
+    for (const appId of [undefined, '', null, { id: 'a' }, Number.NaN, true]) {
+      expect(idempotencyKey(ofApp(appId)), String(appId)).toBe('wh_chat_events:message_sent:1421');
+    }
+  });
+
+  it('a numeric appId is read as its decimal text: 7 and "7" are one app', () => {
+    expect(idempotencyKey(ofApp(7))).toBe('7:wh_chat_events:message_sent:1421');
+    expect(idempotencyKey(ofApp(7))).toBe(idempotencyKey(ofApp('7')));
+    expect(appIdOf({ appId: 0 })).toBe('0');
+    expect(appIdOf({ appId: Infinity })).toBeUndefined();
+  });
+
+  it('an appId without a webhook id keeps the webhook\'s place, so it never reads as a webhook id', () => {
+    expect(idempotencyKey(ofApp('a', null))).toBe('a::message_sent:1421');
+    expect(idempotencyKey(ofApp('a', null))).not.toBe(idempotencyKey(ofApp(undefined, 'a')));
+  });
+
+  it('an override\'s key goes after the app id too', () => {
+    const { keyOf } = keyFunctions({ message_sent: () => 'mine' });
+    expect(keyOf(ofApp('app-a'))).toBe('app-a:wh_chat_events:message_sent:mine');
+    expect(keyOf(ofApp('app-b'))).not.toBe(keyOf(ofApp('app-a')));
   });
 });

@@ -19,7 +19,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { createBasicAuthVerifier, sameText } = await import('../../src/receive/auth.js');
+const { AppBinding, createBasicAuthVerifier, createCredentialCheck, sameText } = await import('../../src/receive/auth.js');
 const header = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
 describe('constant-time credential check', () => {
@@ -67,6 +67,61 @@ describe('constant-time credential check', () => {
     expect(verify(header(...guesses['wrong user']))).toBe(false);
   });
 });
+
+describe('the same path with credentials bound to apps (auth[].appId)', () => {
+  const bound = [
+    { username: 'acme', password: 'correct horse battery staple', appId: 'app-acme' },
+    { username: 'globex', password: 'next secret', appId: ['app-globex', 'app-globex-eu'] },
+    { username: 'platform', password: 'third' },
+  ];
+  function primedCheck() {
+    const check = createCredentialCheck(bound);
+    check(header('acme', 'correct horse battery staple'));
+    comparisons.length = 0;
+    return check;
+  }
+
+  it.each([
+    ['wrong first byte', 'acme', 'Xorrect horse battery staple'],
+    ['wrong last byte', 'acme', 'correct horse battery staplX'],
+    ['another credential\'s user', 'globex', 'correct horse battery staple'],
+    ['empty', '', ''],
+  ])('%s: compares every credential, user and password, as 32-byte digests, and admits nothing', (_name, user, pass) => {
+    expect(primedCheck()(header(user, pass))).toBe(false);
+    expect(comparisons).toHaveLength(bound.length * 2);
+    for (const [a, b] of comparisons) expect([a, b]).toEqual([32, 32]);
+  });
+
+  it('a right guess runs the same comparisons, and answers with its apps', () => {
+    const check = primedCheck();
+    const admitted = check(header('globex', 'next secret'));
+    expect(comparisons).toHaveLength(bound.length * 2);
+    expect(admitted).toBeInstanceOf(AppBinding);
+    const apps = admitted as InstanceType<typeof AppBinding>;
+    expect([apps.allows({ appId: 'app-globex-eu' }), apps.allows({ appId: 'app-acme' }), apps.allows({})]).toEqual([true, false, false]);
+    expect(check(header('platform', 'third'))).toBe(true);
+  });
+
+  it('a remembered right header needs no digest comparison and keeps its apps', () => {
+    const check = primedCheck();
+    const admitted = check(header('acme', 'correct horse battery staple'));
+    expect(comparisons).toEqual([]);
+    expect((admitted as InstanceType<typeof AppBinding>).allows({ appId: 'app-acme' })).toBe(true);
+    expect((admitted as InstanceType<typeof AppBinding>).allows({ appId: 'app-globex' })).toBe(false);
+  });
+
+  it('without any appId, the check answers plain true or false: nothing more on the default path', () => {
+    const check = createCredentialCheck(rotationWithoutApps);
+    expect(check(header('platform', 'correct horse battery staple'))).toBe(true);
+    expect(check(header('platform', 'correct horse battery staple'))).toBe(true);
+    expect(check(header('platform', 'wrong'))).toBe(false);
+  });
+});
+
+const rotationWithoutApps = [
+  { username: 'platform', password: 'correct horse battery staple' },
+  { username: 'platform', password: 'next secret' },
+];
 
 describe('sameText, the comparison of remembered headers', () => {
   const secret = 'Basic cGxhdGZvcm06Y29ycmVjdCBob3JzZQ==';

@@ -237,7 +237,7 @@ describe('what the window recognises a repeat by (no inbox)', () => {
     expect(await send(message('42', 'hello').replace('{', '{ '))).toBe(200);
     expect(await send(message('43', 'hello'))).toBe(200);
     expect(handled).toHaveLength(2);
-    expect(duplicates).toEqual(['wh-1:message_sent:42']);
+    expect(duplicates).toEqual(['2601c4f1a2b3c4d5:wh-1:message_sent:42']);
   });
 
   it('the exact body where the trigger has no key: other bytes are another delivery, the same bytes a repeat', async () => {

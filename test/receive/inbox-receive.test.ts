@@ -13,7 +13,7 @@ import {
   type Inbox,
   type InboxEntry,
   type PutResult,
-  type WebhookError,
+  WebhookError,
   type Webhooks,
   type WebhooksOptions,
   type Worker,
@@ -92,7 +92,7 @@ describe('createWebhooks({ inbox }): answers', () => {
     expect(seen).toHaveLength(1);
     const [id, context] = seen[0]!;
     expect(id).toBe('1421');
-    expect(context).toMatchObject({ key: 'wh_chat_events:message_sent:1421', attempt: 1 });
+    expect(context).toMatchObject({ key: '2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421', attempt: 1 });
     expect(context.receivedAt).toBeGreaterThanOrEqual(before);
   });
 
@@ -108,7 +108,7 @@ describe('createWebhooks({ inbox }): answers', () => {
     const again = await webhooks.handle(request(fixture('message_sent').replace('{', '{ ')));
     expect(again.status).toBe(200);
     await again.done;
-    expect(duplicates).toEqual(['message_sent wh_chat_events:message_sent:1421']);
+    expect(duplicates).toEqual(['message_sent 2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421']);
     await sleep(20);
     expect(handler).toHaveBeenCalledTimes(1);
   });
@@ -201,12 +201,12 @@ describe('createWebhooks({ inbox }): answers', () => {
     expect((await inbox.stats()).pending).toBe(0);
   });
 
-  it('idempotencyKeys overrides a trigger\'s key (after "<webhook>:<trigger>:")', async () => {
+  it('idempotencyKeys overrides a trigger\'s key (after "<appId>:<webhook>:<trigger>:")', async () => {
     const inbox = memoryInbox();
     const { webhooks } = receiver({ inbox, consume: false, idempotencyKeys: { message_sent: (event) => `conv-${event.data.message.conversationId}` } });
     await webhooks.handle(request(fixture('message_sent')));
     const [listed] = await inbox.list({ state: 'pending' });
-    expect(listed?.key).toMatch(/^wh_chat_events:message_sent:conv-/);
+    expect(listed?.key).toMatch(/^2601c4f1a2b3c4d5:wh_chat_events:message_sent:conv-/);
   });
 });
 
@@ -226,7 +226,7 @@ describe('the worker: retries, dead events, leases', () => {
       ['handler_failed', 1, true],
       ['handler_failed', 2, true],
     ]);
-    expect(errors[0]?.key).toBe('wh_chat_events:message_sent:1421');
+    expect(errors[0]?.key).toBe('2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421');
     expect(errors[0]?.rawBody).toBe(fixture('message_sent'));
   });
 
@@ -340,5 +340,45 @@ describe('receive(event): the outcome a queue consumer retries by', () => {
     const failed = await webhooks.receive(event, { attempt: 2, key: 'k' });
     expect(failed.ok).toBe(false);
     expect(failed.failures.map((f) => [f.code, f.key])).toEqual([['handler_failed', 'k']]);
+  });
+});
+
+describe('for queue consumers: the raw body with failures, report(error), reportDuplicate(event, context)', () => {
+  it('receive(event, context, rawBody) hands the raw body to onError with a failure', async () => {
+    const { webhooks } = receiver();
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    webhooks.on('message_sent', () => {
+      throw new Error('fails');
+    });
+    const raw = fixture('message_sent');
+    await webhooks.receive(JSON.parse(raw), { attempt: 3, key: 'k' }, raw);
+    expect(errors.map((error) => [error.code, error.key, error.rawBody])).toEqual([['handler_failed', 'k', raw]]);
+  });
+
+  it('report(error) reaches every onError handler and resolves once they ran', async () => {
+    const { webhooks } = receiver();
+    const seen: string[] = [];
+    webhooks.onError(async (error) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      seen.push(`slow ${error.code}`);
+    });
+    webhooks.onError((error) => void seen.push(`quick ${error.code}`));
+    await webhooks.report(new WebhookError('invalid_json', 'not a webhook', { rawBody: 'x' }));
+    expect(seen).toEqual(['quick invalid_json', 'slow invalid_json']);
+  });
+
+  it('reportDuplicate(event, context) runs the onDuplicate handlers, a failing one reported to onError', async () => {
+    const { webhooks } = receiver();
+    const duplicates: Array<[string, string, number]> = [];
+    const errors: string[] = [];
+    webhooks.onDuplicate((event, { key, receivedAt }) => void duplicates.push([event.trigger, key, receivedAt]));
+    webhooks.onDuplicate(() => {
+      throw new Error('onDuplicate broke');
+    });
+    webhooks.onError((error) => void errors.push(error.message));
+    await webhooks.reportDuplicate(JSON.parse(fixture('message_sent')), { key: 'k', receivedAt: 42 });
+    expect(duplicates).toEqual([['message_sent', 'k', 42]]);
+    expect(errors).toEqual([expect.stringContaining('onDuplicate broke')]);
   });
 });

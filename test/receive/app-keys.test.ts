@@ -1,0 +1,122 @@
+/**
+ * One receiver serving several apps (issue 23, item 1): webhook ids are chosen by each customer and message ids
+ * are unique only within an app, so two apps' `message_sent` with equal webhook and message ids are two events.
+ * Both must be handled, through the in-memory duplicate window and through every inbox; a repeat within one app
+ * is still a duplicate.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createWebhooks, memoryInbox, type Inbox, type WebhooksOptions, type Webhooks } from '../../src/index.js';
+import { redisInbox } from '../../src/inbox/redis.js';
+import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { buildRequest } from '../../src/testing/index.js';
+import { redisPerSuite } from '../support/redis-server.js';
+
+const auth = { username: 'platform', password: 's3cret' };
+const fixture = JSON.parse(readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8')) as {
+  appId?: unknown;
+  webhook: string;
+  data: { message: { id: string; data: { text: string } } };
+};
+
+/** App `appId`'s message 1421 through the one webhook id both apps chose; `text` makes the bytes differ. */
+function delivery(appId: unknown, text = 'hello'): string {
+  const body = structuredClone(fixture);
+  body.appId = appId;
+  body.webhook = 'wh_chat_events';
+  body.data.message.id = '1421';
+  body.data.message.data.text = text;
+  return JSON.stringify(body);
+}
+
+const open: Webhooks[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((webhooks) => webhooks.close()));
+});
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** A receiver recording which app each handled event and each duplicate belonged to. */
+function receiver(options: Partial<WebhooksOptions> = {}) {
+  const webhooks = createWebhooks({ auth, logger: {}, ...options });
+  open.push(webhooks);
+  const handled: Array<{ appId: unknown; key: string }> = [];
+  const duplicates: string[] = [];
+  webhooks.on('message_sent', (event, { key }) => void handled.push({ appId: event.appId, key }));
+  webhooks.onDuplicate((_event, { key }) => void duplicates.push(key));
+  const send = async (body: string) => {
+    const response = await webhooks.handle(buildRequest(body, { auth }));
+    await response.done;
+    return response.status;
+  };
+  return { webhooks, handled, duplicates, send };
+}
+
+/** The behaviour every way of recognising repeats must have. */
+async function twoAppsBothHandled(options: Partial<WebhooksOptions>) {
+  const { handled, duplicates, send } = receiver(options);
+  expect(await send(delivery('app-a'))).toBe(200);
+  expect(await send(delivery('app-b'))).toBe(200);
+  await until(() => handled.length === 2);
+  expect(handled.map(({ appId }) => appId).sort()).toEqual(['app-a', 'app-b']);
+  expect(handled.map(({ key }) => key).sort()).toEqual([
+    'app-a:wh_chat_events:message_sent:1421',
+    'app-b:wh_chat_events:message_sent:1421',
+  ]);
+  expect(duplicates).toEqual([]);
+
+  // A repeat within one app, in other bytes, is still the same event.
+  expect(await send(delivery('app-b', 'hello again'))).toBe(200);
+  await until(() => duplicates.length === 1);
+  expect(duplicates).toEqual(['app-b:wh_chat_events:message_sent:1421']);
+  // Nothing more ran meanwhile.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(handled).toHaveLength(2);
+}
+
+describe('two apps with equal webhook and message ids are both handled', () => {
+  it('through the default in-memory duplicate window', async () => {
+    await twoAppsBothHandled({});
+  });
+
+  it('through memoryInbox', async () => {
+    await twoAppsBothHandled({ inbox: memoryInbox() });
+  });
+
+  const dir = mkdtempSync(join(tmpdir(), 'app-keys-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const inboxes: Inbox[] = [];
+  afterAll(async () => {
+    await Promise.all(inboxes.map((inbox) => inbox.close()));
+  });
+
+  it('through sqliteInbox', async () => {
+    const inbox = sqliteInbox({ path: join(dir, 'inbox.sqlite') });
+    inboxes.push(inbox);
+    await twoAppsBothHandled({ inbox });
+  });
+
+  const redis = redisPerSuite();
+  it('through redisInbox', async () => {
+    const inbox = redisInbox({ url: redis.server.url, prefix: 'app-keys', pollMs: 10 });
+    inboxes.push(inbox);
+    await twoAppsBothHandled({ inbox });
+  });
+
+  it('events without an appId keep the key they had, and still meet their repeats', async () => {
+    const { handled, duplicates, send } = receiver({ inbox: memoryInbox() });
+    expect(await send(delivery(undefined))).toBe(200);
+    expect(await send(delivery(undefined, 'again'))).toBe(200);
+    await until(() => handled.length === 1 && duplicates.length === 1);
+    expect(handled[0]?.key).toBe('wh_chat_events:message_sent:1421');
+    expect(duplicates).toEqual(['wh_chat_events:message_sent:1421']);
+  });
+});
