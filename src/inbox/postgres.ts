@@ -41,6 +41,7 @@ import {
   type InboxState,
   type InboxStats,
   type ListOptions,
+  type PutOptions,
   type PutResult,
 } from './port.js';
 import { Listener } from './postgres-listener.js';
@@ -270,7 +271,8 @@ function makePools(options: PostgresInboxOptions): Pools {
   const given = options.pool as Pg.Pool | undefined;
   const base: Pg.PoolConfig = given
     ? { ...(given.options as Pg.PoolConfig) }
-    : { connectionString: options.connectionString, statement_timeout: statementTimeout };
+    : // A server that cannot be reached fails the statement instead of holding it for the OS's TCP timeout.
+      { connectionString: options.connectionString, statement_timeout: statementTimeout, connectionTimeoutMillis: 5000 };
   const worker = new pg.Pool({ ...base, max: 4, options: [base.options, WORKER_COMMITS].filter(Boolean).join(' ') });
   // An idle connection the server dropped (a restart) is an 'error' event: without a listener it would end
   // the process. The pool replaces it; the queries that needed it failed and said so.
@@ -321,10 +323,11 @@ class PostgresInbox implements Inbox {
     this.#expiry.unref();
   }
 
-  put(entry: InboxEntry): Promise<PutResult> {
+  /** A put whose `signal` aborts before its batch is sent is dropped (nothing kept for a request answered 503). */
+  put(entry: InboxEntry, options?: PutOptions): Promise<PutResult> {
     if (this.#closed) return Promise.reject(new Error('The PostgreSQL inbox is closed.'));
     if (!isStorableBody(entry.rawBody)) return Promise.reject(unstorableBody('PostgreSQL'));
-    return this.#puts.add(entry);
+    return this.#puts.add(entry, options?.signal);
   }
 
   async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {

@@ -6,6 +6,13 @@
  */
 type Request<I, O> = { item: I; resolve: (result: O) => void; reject: (error: unknown) => void };
 
+/** What a request whose caller gave up (its signal aborted) before it was sent rejects with. */
+export class GaveUp extends Error {
+  constructor() {
+    super('The caller gave up before the request was sent: nothing was sent for it.');
+  }
+}
+
 export class TurnBatch<I, O> {
   #waiting: Request<I, O>[] = [];
   #scheduled = false;
@@ -21,9 +28,27 @@ export class TurnBatch<I, O> {
     this.#maxSize = maxSize;
   }
 
-  add(item: I): Promise<O> {
+  /**
+   * Queues a request for the next batch. Once `signal` aborts, a request not yet sent is dropped (it rejects
+   * with GaveUp and nothing of it is kept); one already sent gets its answer.
+   */
+  add(item: I, signal?: AbortSignal): Promise<O> {
+    if (signal?.aborted) return Promise.reject(new GaveUp());
     return new Promise<O>((resolve, reject) => {
-      this.#waiting.push({ item, resolve, reject });
+      const request: Request<I, O> = { item, resolve, reject };
+      if (signal) {
+        const drop = () => {
+          const index = this.#waiting.indexOf(request);
+          if (index === -1) return;
+          this.#waiting.splice(index, 1);
+          reject(new GaveUp());
+          this.#checkIdle();
+        };
+        signal.addEventListener('abort', drop, { once: true });
+        request.resolve = (result) => (signal.removeEventListener('abort', drop), resolve(result));
+        request.reject = (error) => (signal.removeEventListener('abort', drop), reject(error));
+      }
+      this.#waiting.push(request);
       if (this.#scheduled || this.#inFlight >= this.#maxInFlight) return;
       this.#scheduled = true;
       // setImmediate runs after the poll phase: the requests that arrived in this turn have all queued.

@@ -14,10 +14,30 @@ let serial = 0;
 const LEASE = { leaseMs: 30_000, waitMs: 0 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const schemaOf = (name: string) => `t_${name.replace(/\W/g, '_')}`;
 inboxContract('postgresInbox', {
   durable: true,
   leaseSlackMs: 100,
-  open: ({ windowMs, name } = {}) => postgresInbox({ connectionString: database.url, schema: `t_${name?.replace(/\W/g, '_') ?? ++serial}`, windowMs }),
+  open: ({ windowMs, name } = {}) => postgresInbox({ connectionString: database.url, schema: schemaOf(name ?? String(++serial)), windowMs }),
+  cliArgs: (name) => ['--postgres', database.url, '--schema', schemaOf(name)],
+  /** Dead rows as a claim and a failure leave them, keys dead-0…, in one INSERT. */
+  async seedDead(name, count) {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const schema = schemaOf(name);
+      await client.query(migrationScript(schema));
+      await client.query(
+        `INSERT INTO ${schema}.inbox (key, trigger, state, due, received_at, attempts, last_error, raw_body)
+         SELECT 'dead-' || n, 'message_sent', 3, $1, $1, 1, 'seeded',
+           '{"trigger":"message_sent","appId":"app","data":{"message":{"id":"dead-' || n || '"}}}'
+         FROM generate_series(0, $2 - 1) AS n`,
+        [Date.now(), count],
+      );
+    } finally {
+      await client.end();
+    }
+  },
 });
 
 describe('postgresInbox: PostgreSQL itself', () => {
@@ -89,6 +109,25 @@ describe('postgresInbox: PostgreSQL itself', () => {
       expect(answer).toBe(expected);
     });
   }
+
+  it('a put whose signal aborts before it is sent is dropped: it rejects, and nothing of it is stored', async () => {
+    const inbox = open();
+    await inbox.stats();
+    await expect(inbox.put(entry(), { signal: AbortSignal.abort() })).rejects.toThrow(/gave up/);
+    const locker = await sql();
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE p_${serial}.inbox IN SHARE ROW EXCLUSIVE MODE`);
+    const sent = [inbox.put(entry()), sleep(50).then(() => inbox.put(entry()))]; // two statements in flight, blocked
+    await sleep(150);
+    const giveUp = new AbortController();
+    const waiting = inbox.put(entry(), { signal: giveUp.signal });
+    await sleep(50);
+    giveUp.abort();
+    await expect(waiting).rejects.toThrow(/gave up/);
+    await locker.query('COMMIT');
+    expect(await Promise.all(sent)).toEqual(['stored', 'stored']);
+    expect(await inbox.stats()).toEqual({ pending: 2, running: 0, done: 0, dead: 0 });
+  });
 
   it('a put blocked past statementTimeoutMs is rejected and rolled back: nothing is retained', async () => {
     const inbox = open({ statementTimeoutMs: 300 });
