@@ -233,6 +233,8 @@ function singleStatements(schema: string, t: string, channel: string) {
 SELECT pg_notify('${channel}', '1')::text FROM moved`,
     bury: `UPDATE ${t} SET state = ${DEAD}, due = $3, token = NULL, last_error = $4 WHERE key = $1 AND token = $2 AND state = ${RUNNING}`,
     counts: `SELECT state, count(*)::int AS n FROM ${t} WHERE state <> ${DONE} OR due > $1 GROUP BY state`,
+    // A bounded scan on the (state, due) index, as SQLite's: the oldest among the 1 000 pending rows due first.
+    oldestPending: `SELECT min(received_at) AS at FROM (SELECT received_at FROM ${t} WHERE state = ${PENDING} ORDER BY due LIMIT 1000) AS first`,
     list: `SELECT * FROM ${t} WHERE state = $1 ORDER BY due LIMIT $2`,
     reviveSome: `UPDATE ${t} SET state = ${PENDING}, due = $1, attempts = 0 WHERE key IN
   (SELECT key FROM ${t} WHERE state = ${DEAD} LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`,
@@ -364,6 +366,19 @@ class PostgresInbox implements Inbox {
     const { rows } = await this.#query<{ state: number; n: number }>(this.#sql.counts, [Date.now()]);
     for (const { state, n } of rows) counts[INBOX_STATES[state] as InboxState] = n;
     return counts;
+  }
+
+  /** For health(): a cheap statement on a pooled connection, which needs the server to answer. */
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('The PostgreSQL inbox is closed.');
+    await this.#query('SELECT 1', []);
+  }
+
+  /** For the oldest-pending gauge, read once per metrics collection. */
+  async oldestPendingAt(): Promise<number | undefined> {
+    if (this.#closed) throw new Error('The PostgreSQL inbox is closed.');
+    const { rows } = await this.#query<{ at: string | null }>(this.#sql.oldestPending, []);
+    return rows[0]?.at == null ? undefined : Number(rows[0].at);
   }
 
   async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
