@@ -78,7 +78,17 @@ export function migrationSql(schema: string, from = 0): string {
   ].join('\n');
 }
 
-/** The whole script `inbox migrate` prints: one transaction, under the same advisory lock as the inbox takes. */
+/**
+ * The whole script `inbox migrate` prints: one transaction, under the same advisory lock as the inbox takes.
+ *
+ * @example
+ * ```ts
+ * import { writeFileSync } from 'node:fs';
+ * import { migrationScript } from 'chat-webhooks/postgres';
+ *
+ * writeFileSync('migrations/chat-webhooks.sql', migrationScript('chat_webhooks')); // for your migration tool
+ * ```
+ */
 export function migrationScript(schema: string): string {
   return [`BEGIN;`, `${lockSql(schema)};`, migrationSql(schema), `COMMIT;`, ''].join('\n');
 }

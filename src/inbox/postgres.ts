@@ -68,6 +68,14 @@ export { migrationScript, SCHEMA_VERSION } from './postgres-schema.js';
 /**
  * Creates or upgrades the inbox's tables now (what `postgresInbox` does on first use), for a deploy step or
  * `chat-webhooks inbox migrate --apply`. Resolves the version found before and the version now.
+ *
+ * @example
+ * ```ts
+ * import { migratePostgresInbox } from 'chat-webhooks/postgres';
+ *
+ * const { from, to } = await migratePostgresInbox({ connectionString: process.env.DATABASE_URL! });
+ * console.log(`inbox schema ${from} -> ${to}`);
+ * ```
  */
 export async function migratePostgresInbox(options: { connectionString: string; schema?: string }): Promise<{ from: number; to: number }> {
   const pool = new pg.Pool({ connectionString: options.connectionString, max: 1 });
@@ -153,7 +161,18 @@ function listingOf(row: Row): InboxListing {
   };
 }
 
-/** Connects to the inbox in PostgreSQL (tables in `schema`, created on first use). */
+/**
+ * Connects to the inbox in PostgreSQL (tables in `schema`, created on first use).
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { postgresInbox } from 'chat-webhooks/postgres';
+ *
+ * const inbox = postgresInbox({ connectionString: process.env.DATABASE_URL! });
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: 's3cret' }, inbox });
+ * ```
+ */
 export function postgresInbox(options: PostgresInboxOptions): Inbox {
   if (!options || (!options.connectionString && !options.pool)) {
     throw new TypeError('postgresInbox needs `connectionString` (postgres://user@host:5432/db) or `pool` (a pg.Pool).');
