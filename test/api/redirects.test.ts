@@ -173,6 +173,22 @@ describe('redirects within the origin are followed', () => {
     }
   });
 
+  it('closes the body of a redirect it follows', async () => {
+    let cancelled = false;
+    const answers = [
+      () =>
+        new Response(new ReadableStream({ pull: (controller) => controller.enqueue(new Uint8Array(1024)), cancel: () => void (cancelled = true) }), {
+          status: 302,
+          headers: { location: '/v3/users' },
+        }),
+      () => Response.json({ data: [] }),
+    ];
+    const double: typeof fetch = async () => answers.shift()!();
+    await expect(chat({ fetch: double }).users.list()).resolves.toMatchObject({ data: [] });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(cancelled).toBe(true);
+  });
+
   it('keeps a HEAD a HEAD after 303, and a PUT a PUT with its body after 301/302 (only a POST becomes a GET)', async () => {
     platform.plan({ status: 303, headers: { location: '/v3/other' } }, { status: 200, body: '' });
     await chat().request('HEAD', '/users').catch(() => undefined);
