@@ -1,0 +1,159 @@
+/**
+ * The transport's own rules (src/api/transport.ts), through a client and a fetch double that answers what
+ * each case needs: URLs and query strings, how a body is read (JSON or text), which header names a request
+ * id, what an error's message says the service said, what the logger is told, and options refused at creation.
+ * chat-client.test.ts checks the same client against a real server.
+ */
+import { describe, expect, it } from 'vitest';
+import { type ApiError, ValidationError, createChatClient } from '../../src/api/index.js';
+
+const apiKey = 'sk-transport-0c4f7a2e91';
+const baseUrl = 'https://platform.test/v3';
+
+/** A client whose fetch records each URL and answers with `answer()`. */
+function client(answer: () => Response, options: Record<string, unknown> = {}) {
+  const urls: string[] = [];
+  const chat = createChatClient({
+    apiKey,
+    baseUrl,
+    retry: 0,
+    fetch: async (input) => {
+      urls.push(String(input));
+      return answer();
+    },
+    ...options,
+  } as Parameters<typeof createChatClient>[0]);
+  return { chat, urls };
+}
+
+const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable('should have failed'), (error: unknown) => error as ApiError);
+
+describe('request URLs', () => {
+  it('repeats a key for an array, leaves out undefined and null, and appends to a path that has a query', async () => {
+    const { chat, urls } = client(() => Response.json({}));
+    await chat.request('GET', '/users', { query: { uid: ['a', 'b'], page: 2, active: true, gone: undefined, none: null } });
+    await chat.request('GET', '/users?sort=name', { query: { page: 1 } });
+    await chat.request('GET', '/users?sort=name', { query: { none: null } });
+    expect(urls).toEqual([`${baseUrl}/users?uid=a&uid=b&page=2&active=true`, `${baseUrl}/users?sort=name&page=1`, `${baseUrl}/users?sort=name`]);
+  });
+
+  it('refuses a path without a leading slash or with two, before any request', async () => {
+    const { chat, urls } = client(() => Response.json({}));
+    for (const path of ['users', '//evil.example/x', 'https://evil.example/x']) {
+      await expect(chat.request('GET', path)).rejects.toThrow(new ValidationError(`createChatClient: a request path starts with one "/" and is relative to the base URL (got ${JSON.stringify(path)}).`));
+    }
+    expect(urls).toEqual([]);
+  });
+
+  it('sends a lower-case method upper-cased, with the body as JSON', async () => {
+    let seen: RequestInit | undefined;
+    const chat = createChatClient({ apiKey, baseUrl, retry: 0, fetch: async (_input, init) => ((seen = init), Response.json({ ok: 1 })) });
+    await expect(chat.request('post', '/messages', { body: { text: 'hi' } })).resolves.toEqual({ ok: 1 });
+    expect([seen?.method, seen?.body]).toEqual(['POST', '{"text":"hi"}']);
+  });
+});
+
+describe('answer bodies', () => {
+  it('parses JSON whatever the case of its type, and JSON-looking text without a type', async () => {
+    for (const answer of [
+      () => new Response('{"data":[]}', { headers: { 'content-type': 'Application/JSON; charset=utf-8' } }),
+      () => new Response(' [1, 2]', { headers: { 'content-type': 'text/plain' } }),
+    ]) {
+      const { chat } = client(answer);
+      expect(await chat.request('GET', '/x')).toEqual(JSON.parse(await answer().text()));
+    }
+  });
+
+  it('keeps an error body declared JSON that is not, as text cut at 2 000 characters', async () => {
+    const text = `{not json ${'x'.repeat(3_000)}`;
+    const { chat } = client(() => new Response(text, { status: 400, headers: { 'content-type': 'application/json' } }));
+    const error = await failure(chat.request('GET', '/x'));
+    expect(error.body).toBe(`${text.slice(0, 2_000)}…`);
+    expect(error.message).toBe(`GET ${baseUrl}/x answered 400: ${text.slice(0, 200)}`);
+  });
+
+  it('a 2xx answer that is text is invalid_response', async () => {
+    const { chat } = client(() => new Response('OK', { status: 200 }));
+    await expect(failure(chat.request('GET', '/x'))).resolves.toMatchObject({ code: 'invalid_response', status: 200, body: 'OK', message: `GET ${baseUrl}/x answered 200 with a body that is not JSON` });
+  });
+});
+
+describe('error messages', () => {
+  const error = (status: number, body: unknown, init: ResponseInit = {}) => {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    return failure(client(() => new Response(text, { status, ...init })).chat.request('GET', '/x'));
+  };
+
+  it('says what the service said: error.message, message, or error as text, cut at 200 characters', async () => {
+    expect((await error(400, { error: { message: 'nested' }, message: 'outer' })).message).toBe(`GET ${baseUrl}/x answered 400: nested`);
+    expect((await error(400, { error: { code: 1 }, message: 'outer' })).message).toBe(`GET ${baseUrl}/x answered 400: outer`);
+    expect((await error(400, { error: 'plain' })).message).toBe(`GET ${baseUrl}/x answered 400: plain`);
+    expect((await error(400, { message: 42 })).message).toBe(`GET ${baseUrl}/x answered 400`);
+    expect((await error(400, [1])).message).toBe(`GET ${baseUrl}/x answered 400`);
+    expect((await error(400, { message: 'm'.repeat(300) })).message).toBe(`GET ${baseUrl}/x answered 400: ${'m'.repeat(200)}`);
+  });
+
+  it('names the status text when there is one', async () => {
+    expect((await error(418, '', { statusText: 'Teapot' })).message).toBe(`GET ${baseUrl}/x answered 418 Teapot`);
+    expect((await error(418, '')).body).toBeUndefined();
+  });
+
+  it('takes the request id from the first of the usual headers, cut at 200 characters', async () => {
+    for (const name of ['x-request-id', 'request-id', 'x-amzn-requestid', 'x-correlation-id', 'cf-ray']) {
+      expect((await error(500, '', { headers: { [name]: `id-${name}` } })).requestId).toBe(`id-${name}`);
+    }
+    expect((await error(500, '', { headers: { 'request-id': 'second', 'x-request-id': 'first' } })).requestId).toBe('first');
+    expect((await error(500, '', { headers: { 'x-request-id': 'r'.repeat(300) } })).requestId).toBe(`${'r'.repeat(200)}…`);
+    expect('requestId' in JSON.parse(JSON.stringify(await error(500, '')))).toBe(false);
+  });
+
+  it('a network failure names its cause and the cause of that', async () => {
+    const failing = createChatClient({
+      apiKey,
+      baseUrl,
+      retry: 0,
+      fetch: async () => {
+        throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') });
+      },
+    });
+    const thrown = await failure(failing.request('POST', '/m'));
+    expect(thrown).toMatchObject({ code: 'network', status: 0, attempts: 1, message: `POST ${baseUrl}/m failed before an answer arrived: fetch failed (connect ECONNREFUSED 127.0.0.1:9)` });
+    const plain = createChatClient({ apiKey, baseUrl, retry: 0, fetch: () => Promise.reject('down') });
+    expect((await failure(plain.request('GET', '/m'))).message).toBe(`GET ${baseUrl}/m failed before an answer arrived: down`);
+  });
+});
+
+describe('logging', () => {
+  it('logs each attempt at debug and each retry at warn, with the fields a log needs and no key', async () => {
+    const records: Array<[string, Record<string, unknown>, string | undefined]> = [];
+    const logger = {
+      debug: (fields: Record<string, unknown>, message?: string) => records.push(['debug', fields, message]),
+      warn: (fields: Record<string, unknown>, message?: string) => records.push(['warn', fields, message]),
+    };
+    const answers = [() => new Response('', { status: 503, headers: { 'retry-after': '0' } }), () => Response.json({ data: [] })];
+    const { chat } = client(() => answers.shift()!(), { logger, retry: 1 });
+    await chat.request('GET', '/users', { query: { key: apiKey } });
+    const url = `${baseUrl}/users?key=[redacted]`;
+    expect(records.map(([level, fields, message]) => [level, message, level === 'debug' ? { ...fields, ms: typeof fields.ms } : fields])).toEqual([
+      ['debug', 'platform call', { method: 'GET', url, status: 503, attempt: 1, ms: 'number' }],
+      ['warn', 'retrying platform call', { method: 'GET', url, code: 'http', status: 503, attempt: 1, delayMs: 0 }],
+      ['debug', 'platform call', { method: 'GET', url, status: 200, attempt: 2, ms: 'number' }],
+    ]);
+  });
+
+  it('takes a logger with neither method', async () => {
+    const { chat } = client(() => Response.json({ ok: true }), { logger: {} });
+    await expect(chat.request('GET', '/x')).resolves.toEqual({ ok: true });
+  });
+});
+
+describe('options', () => {
+  it('refuses a timeoutMs that is not a positive finite number, and a fetch that is not a function', () => {
+    for (const timeoutMs of [0, -5, Number.POSITIVE_INFINITY, Number.NaN]) {
+      expect(() => createChatClient({ apiKey, baseUrl, timeoutMs })).toThrow(new ValidationError('createChatClient: timeoutMs must be a positive number of milliseconds.'));
+    }
+    expect(() => createChatClient({ apiKey, baseUrl, timeoutMs: 0.5 })).not.toThrow();
+    expect(() => createChatClient({ apiKey, baseUrl, fetch: 'fetch' as never })).toThrow(new ValidationError('createChatClient: no fetch available; pass options.fetch.'));
+  });
+});
+
