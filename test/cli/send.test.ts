@@ -1,0 +1,121 @@
+/**
+ * `send` in-process (src/cli/send.ts), against a real local node:http receiver that records what arrives:
+ * which events are built (a sample per trigger, a file as it is, overrides in order), what is refused before
+ * anything is sent, and the exit code. send-listen.test.ts and commands.test.ts run the built CLI the same way
+ * a shell does; this file reaches the code a mutation run changes.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/errors.js';
+import { collectAddition, collectOverride } from '../../src/cli/overrides.js';
+import { send } from '../../src/cli/send.js';
+
+interface Received {
+  authorization?: string;
+  event: Record<string, unknown>;
+}
+
+let server: Server;
+let url: string;
+let received: Received[] = [];
+let answerStatus = 200;
+const dir = mkdtempSync(join(tmpdir(), 'send-test-'));
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      received.push({ authorization: req.headers.authorization, event: JSON.parse(body) as Record<string, unknown> });
+      res.writeHead(answerStatus).end('OK');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => {
+  received = [];
+  answerStatus = 200;
+  // The summary line goes to stdout; keep the test output readable.
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  return () => vi.restoreAllMocks();
+});
+
+const options = (extra: Partial<Parameters<typeof send>[1]> = {}): Parameters<typeof send>[1] => ({ url, count: 1, concurrency: 1, validate: true, quiet: true, progress: false, ...extra });
+
+async function usage(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(() => expect.unreachable('should have been refused'), (reason: unknown) => reason);
+  expect(error).toBeInstanceOf(CliError);
+  expect((error as CliError).exitCode).toBe(EXIT_USAGE);
+  return (error as CliError).message;
+}
+
+const message = (event: Record<string, unknown>) => (event.data as { message: Record<string, unknown> }).message;
+
+describe('send', () => {
+  it('sends count sample events of the trigger, each with its own id, with the credentials, and exits 0', async () => {
+    expect(await send('message_sent', options({ count: 3, user: 'app', password: 'pw' }))).toBe(EXIT_OK);
+    expect(received).toHaveLength(3);
+    expect(received.map((r) => r.event.trigger)).toEqual(['message_sent', 'message_sent', 'message_sent']);
+    expect(new Set(received.map((r) => message(r.event).id)).size).toBe(3);
+    expect(received[0]!.authorization).toBe(`Basic ${Buffer.from('app:pw').toString('base64')}`);
+  });
+
+  it('exits 1 when the receiver does not answer 2xx', async () => {
+    answerStatus = 500;
+    expect(await send('message_sent', options())).toBe(EXIT_FAILED);
+    expect(received).toHaveLength(1);
+  });
+
+  it('applies --add before --set, so a --set changes what an --add made', async () => {
+    await send('message_sent', options({ add: collectAddition('data.message.extra=added'), set: collectOverride('data.message.extra=set') }));
+    expect(message(received[0]!.event).extra).toBe('set');
+  });
+
+  it('refuses before sending: no trigger and no file; an unknown trigger (with a suggestion); an event the receiver would refuse', async () => {
+    expect(await usage(send(undefined, options()))).toBe('Name a trigger (like message_sent) or give --file.');
+    expect(await usage(send('message_snet', options()))).toMatch(/^Unknown trigger "message_snet"\..*message_sent.*--allow-unknown or give --file\.$/s);
+    const invalid = await usage(send('message_sent', options({ set: collectOverride('data.message=null') })));
+    expect(invalid).toMatch(/^The event would be refused \(invalid_payload\):\n {2}\S.*\nFix it, or send it anyway with --no-validate\.$/s);
+    expect(received).toEqual([]);
+  });
+
+  it('--no-validate sends the event the receiver would refuse; --allow-unknown sends an unknown trigger', async () => {
+    await send('message_sent', options({ validate: false, set: collectOverride('data.message=null') }));
+    await send('poll_closed', options({ allowUnknown: true }));
+    expect(received.map((r) => r.event.trigger)).toEqual(['message_sent', 'poll_closed']);
+    expect((received[0]!.event.data as { message: unknown }).message).toBeNull();
+  });
+
+  it('--file sends the event as it is, count times (the same ids: repeats)', async () => {
+    const event = { trigger: 'group_deleted', appId: 'app', data: { group: { guid: 'g-file' } } };
+    const path = join(dir, 'event.json');
+    writeFileSync(path, JSON.stringify(event));
+    expect(await send(undefined, options({ file: path, count: 2, validate: false }))).toBe(EXIT_OK);
+    expect(await send('group_deleted', options({ file: path, validate: false }))).toBe(EXIT_OK);
+    expect(received.map((r) => r.event)).toEqual([event, event, event]);
+  });
+
+  it('refuses a file that cannot be read, is not JSON, is not one object, or holds another trigger', async () => {
+    const write = (name: string, text: string) => {
+      writeFileSync(join(dir, name), text);
+      return join(dir, name);
+    };
+    expect(await usage(send(undefined, options({ file: join(dir, 'missing.json') })))).toBe(`Cannot read ${join(dir, 'missing.json')}: ENOENT.`);
+    expect(await usage(send(undefined, options({ file: write('bad.json', '{nope') })))).toMatch(new RegExp(`^${join(dir, 'bad.json')} is not JSON: .+\\.$`));
+    for (const text of ['[1]', 'null', '"text"']) {
+      expect(await usage(send(undefined, options({ file: write('list.json', text) })))).toBe(`${join(dir, 'list.json')} must hold one JSON object (an event).`);
+    }
+    const other = write('other.json', JSON.stringify({ trigger: 'group_deleted', data: {} }));
+    expect(await usage(send('message_sent', options({ file: other })))).toBe(`${other} holds a "group_deleted" event, not "message_sent".`);
+    expect(received).toEqual([]);
+  });
+});
