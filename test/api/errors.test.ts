@@ -107,7 +107,7 @@ describe('safeCause', () => {
 
   it('replaces an error that mentions a secret with a plain one: message redacted, name kept', () => {
     const cause = new TypeError(`bad header ${KEY}`);
-    const clean = safeCause(cause, [KEY]) as Error;
+    const clean = safeCause(cause, [KEY, 'a-secret-not-there']) as Error;
     expect(clean).not.toBe(cause);
     expect(clean).toBeInstanceOf(Error);
     expect([clean.name, clean.message]).toEqual(['TypeError', 'bad header [redacted]']);
@@ -122,6 +122,11 @@ describe('safeCause', () => {
     for (const cause of [inStack, inProperty, nest(4, new Error(KEY)), nest(1, `header ${KEY}`), nest(2, { apikey: KEY })]) {
       expect(safeCause(cause, [KEY]), String(cause)).not.toBe(cause);
     }
+  });
+
+  it('finds a secret that JSON escapes in a string cause', () => {
+    const quoted = new Error('outer', { cause: 'say "hi"\\' });
+    expect(safeCause(quoted, ['say "hi"\\'])).not.toBe(quoted); // a string cause holding a secret that JSON escapes
   });
 
   it('stops at a cycle of causes', () => {
