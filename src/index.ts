@@ -34,6 +34,7 @@ export type {
   InboxState,
   InboxStats,
   ListOptions,
+  PutOptions,
   PutResult,
   ReceiveOutcome,
   RetryOptions,

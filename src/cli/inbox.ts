@@ -21,7 +21,11 @@ interface StoreOptions {
 }
 
 const STATES = ['pending', 'running', 'done', 'dead'] as const;
-/** How long the store may take to connect, and then to answer. */
+/**
+ * How long the store may take to connect and answer a first question. Only that is timed: an action itself
+ * (retrying 100 000 dead entries, say) goes on in batches for as long as it takes, rather than being cut in
+ * half by a limit and reported failed while part of it was done.
+ */
 const STORE_TIMEOUT_MS = 5000;
 
 function stateOption(value: string): InboxState {
@@ -61,7 +65,9 @@ async function withStore(options: StoreOptions, work: (inbox: Inbox, output: Out
     timer = setTimeout(() => reject(new Error(`no answer in ${STORE_TIMEOUT_MS / 1000} s`)), STORE_TIMEOUT_MS);
   });
   try {
-    return (await Promise.race([work(inbox, output), timeout])) ?? EXIT_OK;
+    await Promise.race([inbox.stats(), timeout]);
+    clearTimeout(timer);
+    return (await work(inbox, output)) ?? EXIT_OK;
   } catch (cause) {
     if (cause instanceof CliError) throw cause;
     throw failure(`The ${inbox.kind} inbox failed: ${cause instanceof Error ? cause.message : String(cause)}`);

@@ -92,6 +92,8 @@ const EXPIRY_BATCH = 500;
 /** SQLite's default. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 const EXPIRY_EVERY_MS = 1000;
+/** Rows per transaction of `retry()` and `purge()`: each holds the write lock for a few milliseconds. */
+const ADMIN_BATCH = 5000;
 
 /** States as small integers: the (state, due) index stays compact. */
 const PENDING = 0;
@@ -203,9 +205,13 @@ function statements(db: Database) {
     ),
     counts: db.prepare(`SELECT state, count(*) AS n FROM inbox WHERE state <> ${DONE} OR due > ? GROUP BY state`),
     list: db.prepare(`SELECT * FROM inbox WHERE state = ? ORDER BY due LIMIT ?`),
-    reviveAll: db.prepare(`UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0 WHERE state = ${DEAD}`),
+    deadCount: db.prepare(`SELECT count(*) FROM inbox WHERE state = ${DEAD}`).pluck(),
+    reviveSome: db.prepare(
+      `UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0
+       WHERE rowid IN (SELECT rowid FROM inbox WHERE state = ${DEAD} LIMIT ${ADMIN_BATCH})`,
+    ),
     revive: db.prepare(`UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0 WHERE state = ${DEAD} AND key = ?`),
-    purge: db.prepare(`DELETE FROM inbox WHERE state = ?`),
+    purgeSome: db.prepare(`DELETE FROM inbox WHERE rowid IN (SELECT rowid FROM inbox WHERE state = ? LIMIT ${ADMIN_BATCH})`),
     anyExpired: db.prepare(`SELECT 1 FROM inbox WHERE state = ${DONE} AND due <= ? LIMIT 1`).pluck(),
     expire: db.prepare(
       `DELETE FROM inbox WHERE rowid IN
@@ -358,19 +364,38 @@ class SqliteInbox implements Inbox {
     return (this.#sql.list.all(stateCode(checkState(state)), limit) as Row[]).map(listing);
   }
 
+  /**
+   * Every dead entry (those dead when it began), ADMIN_BATCH per transaction: one UPDATE of 100 000 rows holds
+   * the file's write lock throughout (0.3–0.6 s here), and the receivers of other processes wait for it with
+   * their event loops stopped, up to their busy timeout (1 s), after which they answer 503.
+   */
   async retry(keys?: readonly string[]): Promise<number> {
     const now = Date.now();
-    const { revive, reviveAll } = this.#sql;
-    const count = await this.#write(() =>
-      keys ? keys.reduce((n, key) => n + revive.run(now, key).changes, 0) : reviveAll.run(now).changes,
-    );
+    const { revive, reviveSome, deadCount } = this.#sql;
+    let count = 0;
+    if (keys) count = await this.#write(() => keys.reduce((n, key) => n + revive.run(now, key).changes, 0));
+    else {
+      const dead = deadCount.get() as number;
+      while (count < dead) {
+        const revived = await this.#write(() => reviveSome.run(now).changes);
+        if (revived === 0) break;
+        count += revived;
+        this.#wake();
+      }
+    }
     if (count > 0) this.#wake();
     return count;
   }
 
+  /** ADMIN_BATCH rows per transaction, as `retry`. */
   async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
     const code = stateCode(checkState(state, false));
-    return this.#write(() => this.#sql.purge.run(code).changes);
+    let count = 0;
+    for (;;) {
+      const removed = await this.#write(() => this.#sql.purgeSome.run(code).changes);
+      count += removed;
+      if (removed < ADMIN_BATCH) return count;
+    }
   }
 
   async close(): Promise<void> {

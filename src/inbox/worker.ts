@@ -7,7 +7,7 @@
  *       .on('message_sent', async (event, { key, attempt }) => { ... })
  *       .onError((error) => log(error.code, error.attempt, error.willRetry))
  *       .start();
- *     process.on('SIGTERM', () => worker.close());
+ *     process.once('SIGTERM', () => worker.close()); // closes the inbox too: the process exits by itself
  *
  * The loop itself lives beside the receiver's dispatch (src/receive/consume.ts), because
  * `createWebhooks({ inbox })` runs the same loop in the receiving process and src/receive/ imports nothing

@@ -19,6 +19,7 @@ export type {
   InboxState,
   InboxStats,
   ListOptions,
+  PutOptions,
   PutResult,
 } from '../inbox/port.js';
 export { parseWebhook, safeParseWebhook } from './parse.js';

@@ -14,6 +14,7 @@ import { WebhookError } from './errors.js';
 import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
 import { defer, drain, Errand, InFlight } from './in-flight.js';
+import { useInbox } from './inbox-users.js';
 import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type WebhooksOptions } from './options.js';
 
@@ -68,7 +69,10 @@ export interface Webhooks extends HandlerRegistry {
    * memory unless an `enqueue` or inbox must be awaited. `send` is called exactly once.
    */
   respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
-  /** Stops taking requests (503), stops the in-process worker, and waits for running handlers up to a deadline. */
+  /**
+   * Stops taking requests (503), stops the in-process worker, waits for running handlers up to a deadline,
+   * then closes the inbox if no other receiver or worker of this process uses it (see `closeInbox`).
+   */
   close(options?: CloseOptions): Promise<CloseResult>;
   /** The body size limit adapters enforce while reading. */
   readonly maxBodyBytes: number;
@@ -99,6 +103,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   // With an inbox (and `consume` on), a worker in this process runs the handlers for what was stored.
   const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher);
   consumer?.start();
+  const releaseInbox = settings.inbox ? useInbox(settings.inbox, settings.closeInbox) : undefined;
 
   function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options = NO_OPTIONS): void {
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
@@ -153,7 +158,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       inFlight.closing = true;
       // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
       await consumer?.close();
-      return drain(inFlight, timeoutMs, abandon);
+      const drained = await drain(inFlight, timeoutMs, abandon);
+      // Requests waiting for a commit get their answer before the inbox goes (see src/receive/inbox-users.ts).
+      await intake.commitsSettled();
+      await releaseInbox?.();
+      return drained;
     },
   };
 }
