@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from '../../src/cli/errors.js';
 import { collectAddition, collectOverride } from '../../src/cli/overrides.js';
-import { send } from '../../src/cli/send.js';
+import { send, sendCommand } from '../../src/cli/send.js';
 
 interface Received {
   authorization?: string;
@@ -117,5 +117,29 @@ describe('send', () => {
     const other = write('other.json', JSON.stringify({ trigger: 'group_deleted', data: {} }));
     expect(await usage(send('message_sent', options({ file: other })))).toBe(`${other} holds a "group_deleted" event, not "message_sent".`);
     expect(received).toEqual([]);
+  });
+
+  it('the command line: its options reach send (repeatable --set/--add, --count, --no-validate, --file), the exit code set', async () => {
+    const run = async (...args: string[]) => {
+      process.exitCode = undefined;
+      await sendCommand().exitOverride().configureOutput({ writeErr: () => undefined }).parseAsync(args, { from: 'user' });
+      const code = process.exitCode;
+      process.exitCode = undefined;
+      return code;
+    };
+    expect(await run('message_sent', '--url', url, '--count', '2', '--concurrency', '2', '--quiet', '--no-progress', '--add', 'data.message.a=1', '--set', 'data.message.a=2', '--user', 'u', '--password', 'p')).toBe(EXIT_OK);
+    expect(received).toHaveLength(2);
+    expect(received.map((r) => message(r.event).a)).toEqual([2, 2]);
+    expect(received[0]!.authorization).toBe(`Basic ${Buffer.from('u:p').toString('base64')}`);
+    expect(await run('message_sent', '--url', url, '--quiet', '--no-validate', '--set', 'data.message=null')).toBe(EXIT_OK);
+    expect(await run('poll_closed', '--url', url, '--quiet', '--allow-unknown', '--json')).toBe(EXIT_OK);
+    const path = join(dir, 'cmd.json');
+    writeFileSync(path, JSON.stringify({ trigger: 'group_deleted', data: {} }));
+    expect(await run('--file', path, '--url', url, '--quiet', '--no-validate')).toBe(EXIT_OK);
+    expect(received.map((r) => r.event.trigger)).toEqual(['message_sent', 'message_sent', 'message_sent', 'poll_closed', 'group_deleted']);
+    answerStatus = 500;
+    expect(await run('message_sent', '--url', url, '--quiet')).toBe(EXIT_FAILED);
+    await expect(run('message_sent', '--url', 'ftp://x', '--quiet')).rejects.toThrow(/URL/);
+    await expect(run('message_sent', '--url', url, '--count', '0')).rejects.toThrow(/whole number of 1 or more/);
   });
 });
