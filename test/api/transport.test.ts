@@ -4,6 +4,7 @@
  * id, what an error's message says the service said, what the logger is told, and options refused at creation.
  * chat-client.test.ts checks the same client against a real server.
  */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { type ApiError, ValidationError, createChatClient } from '../../src/api/index.js';
 
@@ -134,6 +135,7 @@ describe('logging', () => {
     const { chat } = client(() => answers.shift()!(), { logger, retry: 1 });
     await chat.request('GET', '/users', { query: { key: apiKey } });
     const url = `${baseUrl}/users?key=[redacted]`;
+    for (const [level, fields] of records) if (level === 'debug') expect(fields.ms as number).toBeGreaterThanOrEqual(0), expect(fields.ms as number).toBeLessThan(30_000);
     expect(records.map(([level, fields, message]) => [level, message, level === 'debug' ? { ...fields, ms: typeof fields.ms } : fields])).toEqual([
       ['debug', 'platform call', { method: 'GET', url, status: 503, attempt: 1, ms: 'number' }],
       ['warn', 'retrying platform call', { method: 'GET', url, code: 'http', status: 503, attempt: 1, delayMs: 0 }],
@@ -141,9 +143,12 @@ describe('logging', () => {
     ]);
   });
 
-  it('takes a logger with neither method', async () => {
-    const { chat } = client(() => Response.json({ ok: true }), { logger: {} });
-    await expect(chat.request('GET', '/x')).resolves.toEqual({ ok: true });
+  it('takes a logger with neither method, or with debug only, through a retry', async () => {
+    for (const logger of [{}, { debug: () => undefined }]) {
+      const answers = [() => new Response('', { status: 503, headers: { 'retry-after': '0' } }), () => Response.json({ ok: true })];
+      const { chat } = client(() => answers.shift()!(), { logger, retry: 1 });
+      await expect(chat.request('GET', '/x')).resolves.toEqual({ ok: true });
+    }
   });
 });
 
@@ -157,3 +162,80 @@ describe('options', () => {
   });
 });
 
+describe('retries, time limits and the caller\'s signal', () => {
+  it('waits for a Retry-After exactly as long as maxRetryAfterMs', async () => {
+    const answers = [() => new Response('', { status: 429, headers: { 'retry-after': '0' } }), () => Response.json({ ok: true })];
+    const { chat } = client(() => answers.shift()!(), { retry: { retries: 1, maxRetryAfterMs: 0 } });
+    await expect(chat.request('POST', '/x')).resolves.toEqual({ ok: true });
+  });
+
+  it('a signal aborted before the call: the fetch gets an aborted signal, nothing is retried, the caller is named', async () => {
+    const seen: boolean[] = [];
+    const chat = createChatClient({ apiKey, baseUrl, retry: 2, fetch: async (_input, init) => {
+      // As fetch does: an aborted signal rejects at once.
+      seen.push(init!.signal!.aborted);
+      if (init!.signal!.aborted) throw init!.signal!.reason;
+      return Response.json({});
+    } });
+    const error = await failure(chat.request('GET', '/x', { signal: AbortSignal.abort(new Error('user left')) }));
+    expect(seen).toEqual([true]);
+    expect(error).toMatchObject({ code: 'aborted', attempts: 1, message: `GET ${baseUrl}/x was aborted by the caller` });
+  });
+
+  it('a GET aborted during its fetch is not retried, and leaves no listener on the signal', async () => {
+    let calls = 0;
+    const hanging: typeof fetch = (_input, init) =>
+      new Promise((_resolve, reject) => {
+        calls++;
+        init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason));
+      });
+    const controller = new AbortController();
+    const chat = createChatClient({ apiKey, baseUrl, retry: { retries: 2, minDelayMs: 1 }, fetch: hanging });
+    const pending = failure(chat.request('GET', '/x', { signal: controller.signal }));
+    setTimeout(() => controller.abort(new Error('stop')), 5);
+    expect(await pending).toMatchObject({ code: 'aborted', attempts: 1 });
+    expect(calls).toBe(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    const ok = new AbortController();
+    await client(() => Response.json({})).chat.request('GET', '/x', { signal: ok.signal });
+    expect(getEventListeners(ok.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a timeout names the limit, in the message and in the cause', async () => {
+    const hanging: typeof fetch = (_input, init) => new Promise((_resolve, reject) => init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason)));
+    const chat = createChatClient({ apiKey, baseUrl, retry: 0, timeoutMs: 30, fetch: hanging });
+    const error = await failure(chat.request('GET', '/x'));
+    expect(error).toMatchObject({ code: 'timeout', message: `GET ${baseUrl}/x got no complete answer within 30 ms` });
+    expect((error.cause as Error).message).toBe('no answer within 30 ms');
+  });
+
+  it('an abort while waiting to retry: code aborted, the attempts made so far', async () => {
+    const controller = new AbortController();
+    const { chat } = client(() => new Response('', { status: 503, headers: { 'retry-after': '30' } }), { retry: 2 });
+    const pending = failure(chat.request('GET', '/x', { signal: controller.signal }));
+    setTimeout(() => controller.abort(new Error('stop')), 20);
+    expect(await pending).toMatchObject({ code: 'aborted', attempts: 1, message: `GET ${baseUrl}/x was aborted by the caller` });
+  });
+});
+
+describe('what an answer says', () => {
+  const answered = (status: number, text: string, type: string) => failure(client(() => new Response(text, { status, headers: { 'content-type': type } })).chat.request('GET', '/x'));
+
+  it('a JSON number or null is JSON when declared so; the same text undeclared is text', async () => {
+    expect((await answered(400, '42', 'application/json')).body).toBe(42);
+    expect((await answered(400, '42', 'text/plain')).body).toBe('42');
+    expect(await answered(400, 'null', 'application/json')).toMatchObject({ code: 'http', body: null, message: `GET ${baseUrl}/x answered 400` });
+  });
+
+  it('an unexpected 2xx body names the paths that are wrong, (root) for the whole', async () => {
+    const list = (body: unknown) => failure(client(() => Response.json(body)).chat.users.list());
+    expect((await list({ data: 'x' })).message).toBe(`GET ${baseUrl}/users answered 200 with an unexpected body (data)`);
+    expect((await list([])).message).toBe(`GET ${baseUrl}/users answered 200 with an unexpected body ((root))`);
+  });
+
+  it('an answer too long that declared no length does not say it declared one', async () => {
+    const { chat } = client(() => new Response('x'.repeat(100)), { maxResponseBytes: 10 });
+    const error = await failure(chat.request('GET', '/x'));
+    expect(error.message).toBe(`GET ${baseUrl}/x answered with more than maxResponseBytes (10 bytes); the connection was closed`);
+  });
+});
