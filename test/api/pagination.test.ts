@@ -132,7 +132,7 @@ describe('pagination ends', () => {
   });
 
   it('tells apart pages whose fingerprints share their high 21 bits (u320 and u1691)', async () => {
-    // Found by brute force against the page fingerprint: a fingerprint reduced to those bits takes them for one page.
+    // Found by brute force against the page fingerprint: a fingerprint that kept only its high word would take them for one page.
     pageBody = (page) => [users('u320'), users('u1691'), users()][page - 1];
     const { uids, error } = await walk();
     expect(error).toBeUndefined();

@@ -40,6 +40,7 @@ describe('request URLs', () => {
 
   it('refuses a path without a leading slash or with two, before any request', async () => {
     const { chat, urls } = client(() => Response.json({}));
+    await expect(chat.request('GET', 5 as never)).rejects.toThrow(new ValidationError('createChatClient: a request path starts with one "/" and is relative to the base URL (got 5).'));
     for (const path of ['users', '//evil.example/x', 'https://evil.example/x']) {
       await expect(chat.request('GET', path)).rejects.toThrow(new ValidationError(`createChatClient: a request path starts with one "/" and is relative to the base URL (got ${JSON.stringify(path)}).`));
     }

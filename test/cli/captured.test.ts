@@ -3,8 +3,8 @@
  * issues, key and "duplicate" for every kind of answer the receiver gives. send-listen.test.ts sees the same
  * records through the built CLI's NDJSON output.
  */
-import { describe, expect, it } from 'vitest';
-import { type Arrival, Recorder } from '../../src/cli/captured.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type Arrival, Recorder, maskHeaders } from '../../src/cli/captured.js';
 import { sampleEvent } from '../../src/cli/sample-event.js';
 
 const valid = JSON.stringify(sampleEvent('message_sent', { sequence: 0, count: 1, runId: 'cap' }));
@@ -70,5 +70,54 @@ describe('Recorder.record', () => {
     expect(first).toMatchObject({ verdict: 'unknown', trigger: 'poll_closed', fields: [], issues: [], duplicate: false });
     expect(first.key).toMatch(/poll_closed/);
     expect(recorder.record(arrival(299, unknown)).duplicate).toBe(true);
+  });
+});
+
+describe('Recorder windows and odd answers', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a repeat within the window is a duplicate, one arriving exactly windowMs later is not, and the old key is forgotten', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    vi.setSystemTime(start);
+    const recorder = new Recorder(1_000, 100);
+    expect(recorder.record(arrival(200, valid)).duplicate).toBe(false);
+    vi.setSystemTime(start + 999);
+    expect(recorder.record(arrival(200, valid)).duplicate).toBe(true);
+    vi.setSystemTime(start + 1_000);
+    expect(recorder.record(arrival(200, valid)).duplicate).toBe(false); // stored again at +1 000
+    vi.setSystemTime(start + 2_000);
+    recorder.record(arrival(200, unknown)); // the valid event's key is exactly 1 000 ms old: forgotten
+    expect(recorder.remembered).toBe(1);
+    vi.setSystemTime(start + 2_500);
+    expect(recorder.record(arrival(200, valid)).duplicate).toBe(false);
+  });
+
+  it('a status below 200 is a refusal; a 2xx for a body that is no event has no key', () => {
+    const recorder = new Recorder(60_000, 100);
+    expect(recorder.record(arrival(199, valid))).toMatchObject({ verdict: 'refused', code: 'http_199' });
+    const odd = recorder.record(arrival(200, 'not json'));
+    expect('key' in odd).toBe(false);
+    expect(odd.duplicate).toBe(false);
+  });
+});
+
+describe('maskHeaders, the scheme', () => {
+  it('keeps the scheme only of Authorization and Proxy-Authorization themselves, and only before a space', () => {
+    expect(
+      maskHeaders({
+        'authorization-token': 'Bearer abc',
+        'session-authorization': 'Basic abc',
+        authorization: 'opaque-token-without-scheme',
+        'proxy-authorization': ' Bearer x',
+        'Proxy-Authorization': 'Digest a b',
+      }),
+    ).toEqual({
+      'authorization-token': '••••••',
+      'session-authorization': '••••••',
+      authorization: '••••••',
+      'proxy-authorization': '••••••',
+      'Proxy-Authorization': 'Digest ••••••',
+    });
   });
 });
