@@ -23,6 +23,9 @@ let server: Server;
 let url: string;
 let received: Received[] = [];
 let answerStatus = 200;
+let stdout: string[] = [];
+let stderr: string[] = [];
+const lines = () => stdout.join('').split('\n').filter((line) => line !== '');
 const dir = mkdtempSync(join(tmpdir(), 'send-test-'));
 
 beforeAll(async () => {
@@ -45,7 +48,10 @@ beforeEach(() => {
   received = [];
   answerStatus = 200;
   // The summary line goes to stdout; keep the test output readable.
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  stdout = [];
+  stderr = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
   return () => vi.restoreAllMocks();
 });
 
@@ -141,5 +147,47 @@ describe('send', () => {
     expect(await run('message_sent', '--url', url, '--quiet')).toBe(EXIT_FAILED);
     await expect(run('message_sent', '--url', 'ftp://x', '--quiet')).rejects.toThrow(/URL/);
     await expect(run('message_sent', '--url', url, '--count', '0')).rejects.toThrow(/whole number of 1 or more/);
+  });
+
+  it('event i of a run is sample number i (ids and times in order)', async () => {
+    await send('poll_closed', options({ allowUnknown: true, count: 3 }));
+    expect(received.map((r) => String((r.event.data as { id: string }).id).split('-').pop())).toEqual(['0', '1', '2']);
+  });
+
+  it('prints a line per event and a summary, only the summary with quiet, JSON lines with json, no progress bar when quiet', async () => {
+    await send('message_sent', options({ count: 2, quiet: false, progress: undefined }));
+    const plain = lines();
+    expect(plain.length).toBeGreaterThanOrEqual(3);
+    expect(() => JSON.parse(plain[0]!)).toThrow();
+    stdout = [];
+    await send('message_sent', options({ count: 2, quiet: true, progress: undefined }));
+    expect(lines()).toHaveLength(plain.length - 2);
+    stdout = [];
+    await send('message_sent', options({ count: 2, quiet: false, json: true }));
+    const json = lines();
+    expect(json).toHaveLength(plain.length);
+    for (const line of json) expect(() => JSON.parse(line)).not.toThrow();
+    expect(stderr.join('')).toBe('');
+  });
+
+  it('lists every issue of an event it refuses, one per line', async () => {
+    const refused = await usage(send('message_sent', options({ set: collectOverride('data.message={}') })));
+    const issueLines = refused.split('\n').slice(1, -1);
+    expect(issueLines.length).toBeGreaterThanOrEqual(2);
+    expect(issueLines[0]).toMatch(/^ {2}data\.message\.id: /);
+    for (const line of issueLines) expect(line).toMatch(/^ {2}\S/);
+  });
+
+  it('the command: named send, every option and the argument described, examples in the help', () => {
+    const command = sendCommand();
+    expect(command.name()).toBe('send');
+    expect(command.description()).toMatch(/^Post realistic events/);
+    expect(command.registeredArguments.map((argument) => argument.description)).toEqual([expect.stringMatching(/^trigger id/)]);
+    expect(command.options.length).toBeGreaterThanOrEqual(13);
+    for (const option of command.options) expect(option.description, option.flags).toMatch(/\w{3}/);
+    let help = '';
+    command.configureOutput({ writeOut: (text) => void (help += text) }).outputHelp();
+    expect(help).toContain('Examples:\n  $ chat-webhooks send message_sent --url http://localhost:3000/webhooks\n');
+    expect(help).toContain('$ chat-webhooks send --file event.json --url http://localhost:3000/webhooks');
   });
 });
