@@ -168,6 +168,8 @@ describe('send', () => {
     expect(json).toHaveLength(plain.length);
     for (const line of json) expect(() => JSON.parse(line)).not.toThrow();
     expect(stderr.join('')).toBe('');
+    await send('message_sent', options({ count: 2, quiet: false, progress: true }));
+    expect(stderr.join('')).not.toBe(''); // --progress shows the bar on a stderr that is not a terminal
   });
 
   it('lists every issue of an event it refuses, one per line', async () => {
