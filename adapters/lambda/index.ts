@@ -85,6 +85,8 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
       return toResult(event, kind, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found.' });
     }
     const { budget, handleOptions, lastMoment } = timing(context, timeBudgetMs, enqueue);
+    // `path`, where given, is the route (telemetry's `http.route`).
+    if (path !== undefined) handleOptions.route = path;
     // Handlers (or onError reports of a refused request) run after the response is produced; the function is
     // frozen once it returns, so they must finish first. Callbacks rather than awaits: each await here is
     // a cost every invocation pays.

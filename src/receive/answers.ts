@@ -9,6 +9,8 @@ import type { WebhookResponse } from './http.js';
 import { defer, Errand, ErrandResponse, type InFlight } from './in-flight.js';
 import type { WebhookLogger } from './logger.js';
 import type { Delivery } from './parse.js';
+import type { RequestTelemetry } from '../telemetry/hooks.js';
+import type { Refusal } from './traced.js';
 
 export const RESOLVED = Promise.resolve();
 /** Shared by every response that adds no header of its own: adapters only read response headers. */
@@ -55,6 +57,35 @@ export function reply(status: number, body: string, headers?: Record<string, str
   return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done: RESOLVED };
 }
 
+/**
+ * The handlers' run inside the request's telemetry. A function of its own: a closure in `accept`'s work would
+ * make every request's work allocate its variables on the heap, telemetry or not.
+ */
+function tracedDispatch(
+  trace: RequestTelemetry,
+  dispatcher: Dispatcher,
+  event: ParsedWebhook,
+  known: boolean,
+  rawBody: string,
+  timeoutMs: number | undefined,
+  context: HandlerContext,
+): Outcome | Promise<Outcome> {
+  return trace.handlers(event.trigger, () => dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
+}
+
+/** A refusal: its `code` is the WebhookError's, for telemetry's `error.type`. */
+class RefusalResponse extends ErrandResponse implements Refusal {
+  constructor(
+    status: number,
+    headers: Readonly<Record<string, string>>,
+    body: string,
+    errand: Errand,
+    readonly code: string,
+  ) {
+    super(status, headers, body, errand);
+  }
+}
+
 export class Answers {
   /** onDuplicate's handlers. */
   readonly duplicateHandlers = new Set<DuplicateHandler>();
@@ -77,7 +108,8 @@ export class Answers {
   refuse(error: WebhookError, headers?: Record<string, string>, body = error.message): WebhookResponse {
     this.logger.debug?.({ code: error.code, status: error.status }, `Refused a webhook request: ${error.message}`);
     const errand = new Errand(undefined, () => this.dispatcher.report(error), this.inFlight);
-    return this.#later(error.status ?? 400, body, headers ? { ...TEXT, ...headers } : TEXT, errand);
+    defer(errand);
+    return new RefusalResponse(error.status ?? 400, headers ? { ...TEXT, ...headers } : TEXT, body, errand, error.code);
   }
 
   /**
@@ -113,13 +145,14 @@ export class Answers {
   }
 
   /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
-  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number): WebhookResponse {
+  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number, trace?: RequestTelemetry): WebhookResponse {
     const { error, known, rawBody } = delivery;
     const { dispatcher, keyOf } = this;
     const work = error
       ? () => dispatcher.report(error)
       : () => {
           const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), receivedAt);
+          if (trace !== undefined) return settled(tracedDispatch(trace, dispatcher, event, known, rawBody, timeoutMs, context));
           return settled(dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
         };
     return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));
