@@ -122,6 +122,8 @@ describe('error messages', () => {
     expect(thrown).toMatchObject({ code: 'network', status: 0, attempts: 1, message: `POST ${baseUrl}/m failed before an answer arrived: fetch failed (connect ECONNREFUSED 127.0.0.1:9)` });
     const plain = createChatClient({ apiKey, baseUrl, retry: 0, fetch: () => Promise.reject('down') });
     expect((await failure(plain.request('GET', '/m'))).message).toBe(`GET ${baseUrl}/m failed before an answer arrived: down`);
+    const bare = createChatClient({ apiKey, baseUrl, retry: 0, fetch: () => Promise.reject(new Error('boom')) });
+    expect((await failure(bare.request('GET', '/m'))).message).toBe(`GET ${baseUrl}/m failed before an answer arrived: boom`);
   });
 });
 
@@ -191,11 +193,13 @@ describe('retries, time limits and the caller\'s signal', () => {
         init!.signal!.addEventListener('abort', () => reject(init!.signal!.reason));
       });
     const controller = new AbortController();
-    const chat = createChatClient({ apiKey, baseUrl, retry: { retries: 2, minDelayMs: 1 }, fetch: hanging });
+    const warned: unknown[] = [];
+    const chat = createChatClient({ apiKey, baseUrl, retry: { retries: 2, minDelayMs: 1 }, fetch: hanging, logger: { warn: (fields) => warned.push(fields) } });
     const pending = failure(chat.request('GET', '/x', { signal: controller.signal }));
     setTimeout(() => controller.abort(new Error('stop')), 5);
     expect(await pending).toMatchObject({ code: 'aborted', attempts: 1 });
     expect(calls).toBe(1);
+    expect(warned).toEqual([]); // no retry announced either
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     const ok = new AbortController();
     await client(() => Response.json({})).chat.request('GET', '/x', { signal: ok.signal });
@@ -232,6 +236,7 @@ describe('what an answer says', () => {
     const list = (body: unknown) => failure(client(() => Response.json(body)).chat.users.list());
     expect((await list({ data: 'x' })).message).toBe(`GET ${baseUrl}/users answered 200 with an unexpected body (data)`);
     expect((await list([])).message).toBe(`GET ${baseUrl}/users answered 200 with an unexpected body ((root))`);
+    expect((await list({ data: [{ uid: 5 }, { uid: 6 }] })).message).toBe(`GET ${baseUrl}/users answered 200 with an unexpected body (data.0.uid, data.1.uid)`);
   });
 
   it('an answer too long that declared no length does not say it declared one', async () => {
