@@ -122,6 +122,15 @@ module.exports = {
       to: { path: '^adapters/', pathNot: ['^adapters/$1/', '^adapters/shared/'] },
     },
     {
+      name: 'aws-sdk-only-in-adapters-aws',
+      severity: 'error',
+      comment:
+        'The AWS SDK clients are optional peers behind chat-webhooks/aws: the core and the other adapters never ' +
+        'import them (not even their types), so nobody else needs them installed.',
+      from: { path: ours, pathNot: '^adapters/aws/' },
+      to: { path: '(^|/)node_modules/@aws-sdk/' },
+    },
+    {
       name: 'no-unresolvable',
       severity: 'error',
       comment: 'An import that does not resolve is a typo or a missing dependency.',

@@ -19,6 +19,7 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
   'chat-webhooks/sqlite': ['sqliteInbox'],
   'chat-webhooks/redis': ['redisInbox'],
+  'chat-webhooks/aws': ['sqsQueue', 'sqsHandler', 'dynamoIdempotency', 'memoryIdempotency'],
   'chat-webhooks/api': [
     'createChatClient', 'createManagementClient', 'ApiError', 'ValidationError', 'messageDataSchema', 'messageDataSize',
     'messageTagsSchema', 'formFieldSchema', 'buttonActionSchema', 'form', 'webhookConfigSchema', 'appCreateSchema', 'authFromWebhookConfig',

@@ -37,7 +37,8 @@ export interface LambdaHandlerOptions {
   timeBudgetMs?: number;
   /**
    * Hand each accepted event to a queue (an SQS send, say) instead of running the handlers in this function.
-   * The answer comes once it resolved; a rejection is answered 503 so the platform retries.
+   * The answer comes once it resolved; a rejection, or no answer within `commitTimeoutMs` or the invocation's
+   * remaining time less 300 ms, is answered 503 + Retry-After so the platform retries.
    */
   enqueue?: (event: ParsedWebhook) => Promise<unknown>;
   /** Only requests to this path are deliveries; others are answered 404. A named HTTP API stage prefix is ignored. */
@@ -68,10 +69,7 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
     if (path !== undefined && !request.paths.includes(path)) {
       return toResult(event, kind, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found.' });
     }
-    const remaining = context?.getRemainingTimeInMillis?.();
-    // At least 1 ms: 0 would mean "no limit" to the receiver.
-    const budget = Math.max(1, Math.min(timeBudgetMs, remaining === undefined ? Infinity : remaining - SAFETY_MARGIN_MS));
-    const handleOptions: HandleOptions = enqueue ? { enqueue, handlerTimeoutMs: budget } : { handlerTimeoutMs: budget };
+    const { budget, handleOptions, lastMoment } = timing(context, timeBudgetMs, enqueue);
     // Handlers (or onError reports of a refused request) run after the response is produced; the function is
     // frozen once it returns, so they must finish first. Callbacks rather than awaits: each await here is
     // a cost every invocation pays.
@@ -83,9 +81,30 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
           reject(cause);
         }
       };
-      webhooks.respond(request, (response) => settling.after(response.done, budget + GRACE_MS, () => answer(response)), handleOptions);
+      // The wait for `done` ends in time for the answer to leave before the invocation does, however late the
+      // response came (a commit that took its whole time, then an onError report).
+      const wait = (response: WebhookResponse) =>
+        settling.after(response.done, Math.min(budget + GRACE_MS, lastMoment - Date.now()), () => answer(response));
+      webhooks.respond(request, wait, handleOptions);
     });
   };
+}
+
+/**
+ * The invocation's time limits. Handlers get the budget; a commit (an inbox's, or `enqueue`'s) is raced against
+ * the time left minus the margin, so a hanging queue is answered 503 + Retry-After while Lambda still lets the
+ * function answer, instead of a gateway error when Lambda stops it; `lastMoment` is when the answer must go.
+ */
+function timing(context: LambdaContext | undefined, timeBudgetMs: number, enqueue: LambdaHandlerOptions['enqueue']) {
+  const remaining = context?.getRemainingTimeInMillis?.();
+  const left = remaining === undefined ? Infinity : remaining - SAFETY_MARGIN_MS;
+  // At least 1 ms: 0 would mean "no limit" to the receiver.
+  const budget = Math.max(1, Math.min(timeBudgetMs, left));
+  const handleOptions: HandleOptions = { handlerTimeoutMs: budget };
+  if (enqueue) handleOptions.enqueue = enqueue;
+  if (remaining !== undefined) handleOptions.commitTimeoutMs = Math.max(1, left);
+  const lastMoment = remaining === undefined ? Infinity : Date.now() + remaining - GRACE_MS;
+  return { budget, handleOptions, lastMoment };
 }
 
 /** How often waiting invocations are checked against their deadlines. */

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { type User, numberLike, user } from '../events/records.js';
 import { type RegionInput, chatBaseUrl, checkAppId, checkBaseUrl, checkSecret, normalizeRegion } from './base-url.js';
 import { ValidationError } from './errors.js';
+import { DEFAULT_MAX_PAGES, PageWalk, checkMaxPages } from './page-walk.js';
 import { type ClientOptions, type Query, type RequestOptions, createTransport } from './transport.js';
 
 interface ChatClientCommon extends ClientOptions {
@@ -62,16 +63,29 @@ export interface UserListQuery {
   [name: string]: Query[string];
 }
 
+/** Options of `users.iterate` and `users.each`. */
+export interface UserWalkOptions extends Pick<RequestOptions, 'signal'> {
+  /**
+   * Most pages read in one walk (default 10 000); a walk that would read more rejects with an `ApiError` of
+   * code `pagination_loop`, so a service that never ends its list cannot keep the caller forever.
+   */
+  maxPages?: number;
+}
+
 export interface ChatClient {
   /** The base URL every path is appended to. */
   readonly baseUrl: string;
   readonly users: {
     /** One page of `GET /users`. */
     list(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): Promise<UserList>;
-    /** Every page of `GET /users`, as `list` returns it, until the last page or an empty one. */
-    iterate(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<UserList, void, undefined>;
+    /**
+     * Every page of `GET /users`, as `list` returns it, until the last page or an empty one. A page that
+     * comes back (the same users, or a page number the service already reported) or more than `maxPages`
+     * pages reject with an `ApiError` of code `pagination_loop`.
+     */
+    iterate(query?: UserListQuery, options?: UserWalkOptions): AsyncGenerator<UserList, void, undefined>;
     /** Every user, one at a time, walking the pages as `iterate` does. */
-    each(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): AsyncGenerator<User, void, undefined>;
+    each(query?: UserListQuery, options?: UserWalkOptions): AsyncGenerator<User, void, undefined>;
   };
   /** Any endpoint of the chat interface, e.g. `request('POST', '/messages', { body })`; resolves to the parsed JSON. */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
@@ -93,20 +107,21 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
     transport<UserList>('GET', '/users', { query, expect: userListSchema as z.ZodType<UserList>, ...callOptions });
 
-  async function* iterate(query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) {
-    let previousFirst: string | undefined;
+  async function* iterate(query: UserListQuery = {}, callOptions: UserWalkOptions = {}) {
+    const { maxPages = DEFAULT_MAX_PAGES, ...requestOptions } = callOptions;
+    const walk = new PageWalk({ maxPages: checkMaxPages(maxPages, WHAT), url: `${baseUrl}/users`, secrets: [apiKey] });
     for (let page = query.page ?? 1; ; page++) {
-      const body = await list({ ...query, page }, callOptions);
-      // An empty page ends the walk; so does a page that starts like the one before, which means the
-      // service ignored `page` and would otherwise be asked for the same users forever.
-      if (body.data.length === 0 || body.data[0]!.uid === previousFirst) return;
-      previousFirst = body.data[0]!.uid;
+      walk.beforeRequest(page);
+      const body = await list({ ...query, page }, requestOptions);
+      if (body.data.length === 0) return;
+      // A page seen before means the service ignores `page` or cycles: refused rather than walked forever.
+      walk.check(page, body.data.map((user) => user.uid), body.meta?.pagination?.current_page);
       yield body;
       if (isLastPage(body, page)) return;
     }
   }
 
-  async function* each(query?: UserListQuery, callOptions?: Pick<RequestOptions, 'signal'>) {
+  async function* each(query?: UserListQuery, callOptions?: UserWalkOptions) {
     for await (const body of iterate(query, callOptions)) yield* body.data;
   }
 

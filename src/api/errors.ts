@@ -20,7 +20,16 @@ export type ApiErrorCode =
   /** The caller's `AbortSignal` fired. */
   | 'aborted'
   /** A 2xx answer whose body is not the JSON the call expects. */
-  | 'invalid_response';
+  | 'invalid_response'
+  /**
+   * The service redirected the call to another origin (credentials are never sent there), redirected more
+   * than 5 times, or a redirect the runtime does not let the client see (a browser's opaque redirect).
+   */
+  | 'redirect'
+  /** The answer was longer than `maxResponseBytes`; the connection was closed without reading the rest. */
+  | 'response_too_large'
+  /** `users.iterate`/`each` did not end: a page or page number came back, or more than `maxPages` pages. */
+  | 'pagination_loop';
 
 export interface ApiErrorDetails {
   code: ApiErrorCode;
@@ -97,21 +106,75 @@ export function validationError(what: string, error: z.ZodError): ValidationErro
 
 const REDACTED = '[redacted]';
 
-/** Returns `value` with every occurrence of a secret replaced, in strings, arrays and plain objects. */
+/**
+ * Returns `value` with every occurrence of a secret replaced, in strings, arrays and plain objects. A secret
+ * is also looked for as a URL component and as a JSON string escapes it (a service may echo it either way),
+ * longest first, so a secret that contains another is never left half replaced.
+ */
 export function redact<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
-  if (typeof value === 'string') {
-    let text: string = value;
-    for (const secret of secrets) if (secret) text = text.split(secret).join(REDACTED);
-    return text as T;
-  }
-  if (Array.isArray(value)) return value.map((item) => redact(item, secrets)) as T;
+  return redactWith(value, spellings(secrets));
+}
+
+function redactWith<T>(value: T, spelled: readonly string[]): T {
+  if (typeof value === 'string') return redactText(value, spelled) as T;
+  if (Array.isArray(value)) return value.map((item) => redactWith(item, spelled)) as T;
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[redact(key, secrets)] = redact(item, secrets);
+    for (const [key, item] of Object.entries(value)) copy[redactWith(key, spelled)] = redactWith(item, spelled);
     return copy as T;
   }
   return value;
+}
+
+/**
+ * Every place any secret occurs is found in the original text first (overlaps included), and each run of
+ * covered characters becomes one `[redacted]`: replacing one secret after another could let two adjacent
+ * secrets form a false match across their boundary and leave a piece of each.
+ */
+function redactText(text: string, spelled: readonly string[]): string {
+  const spans: Array<[number, number]> = [];
+  for (const secret of spelled) {
+    for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) spans.push([at, at + secret.length]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let kept = 0;
+  let end = -1;
+  for (const [start, stop] of spans) {
+    if (start > end) {
+      if (end >= 0) out += REDACTED;
+      out += text.slice(kept, start);
+    }
+    end = Math.max(end, stop);
+    kept = end;
+  }
+  return out + REDACTED + text.slice(kept);
+}
+
+function spellings(secrets: readonly string[]): string[] {
+  const all = new Set<string>();
+  for (const secret of secrets) {
+    if (!secret) continue;
+    all.add(secret);
+    all.add(JSON.stringify(secret).slice(1, -1));
+    try {
+      all.add(encodeURIComponent(secret));
+    } catch {
+      // A lone surrogate has no URL form: no service can echo it as one.
+    }
+  }
+  return [...all].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * What the service sent (a status text, a text body, a header), made safe to keep: redacted first, then cut
+ * to `max` characters. In that order no secret can straddle the cut, so no prefix of one is left behind.
+ */
+export function redactAndCut(text: string, secrets: readonly string[], max: number): string {
+  const clean = redact(text, secrets);
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
 }
 
 /**
@@ -121,7 +184,7 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
  */
 export function safeCause(cause: unknown, secrets: readonly string[]): unknown {
   if (!(cause instanceof Error)) return typeof cause === 'string' ? redact(cause, secrets) : undefined;
-  if (!mentionsSecret(cause, secrets, 0)) return cause;
+  if (!mentionsSecret(cause, spellings(secrets), 0)) return cause;
   const clean = new Error(redact(cause.message, secrets));
   clean.name = cause.name;
   return clean;

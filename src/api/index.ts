@@ -3,7 +3,7 @@
  * builders for what an app sends (messages, forms, webhook configurations, apps). Re-exports only.
  */
 export { createChatClient, apiUserSchema, userListSchema } from './chat-client.js';
-export type { ChatClient, ChatClientOptions, UserList, UserListQuery } from './chat-client.js';
+export type { ChatClient, ChatClientOptions, UserList, UserListQuery, UserWalkOptions } from './chat-client.js';
 export type { User } from '../events/records.js';
 export { createManagementClient } from './management-client.js';
 export type { ManagementClient, ManagementClientOptions } from './management-client.js';

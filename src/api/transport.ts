@@ -1,12 +1,15 @@
 /**
  * One HTTP call to the platform, shared by both clients: URL and query, JSON in and out, the client's
- * headers, a time limit per attempt, the caller's AbortSignal, safe retries (retry.ts) and `ApiError`s
- * with every secret redacted (errors.ts).
+ * headers, a time limit per attempt, the caller's AbortSignal, safe retries (retry.ts), redirects within the
+ * base URL's origin only (redirects.ts), answers read with a size cap (read-answer.ts) and `ApiError`s with
+ * every secret redacted (errors.ts).
  *
  * Uses the global `fetch` (Node 20, browsers, workers) unless one is injected, so the code runs anywhere.
  */
 import type { z } from 'zod';
-import { ApiError, type ApiErrorCode, ValidationError, redact, safeCause } from './errors.js';
+import { ApiError, type ApiErrorCode, ValidationError, redact, redactAndCut, safeCause } from './errors.js';
+import { AnswerTooLarge, DEFAULT_MAX_RESPONSE_BYTES, readCapped } from './read-answer.js';
+import { RedirectRefused, fetchWithinOrigin } from './redirects.js';
 import { type RetryOptions, backoffMs, parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from './retry.js';
 
 /** A query value: arrays repeat the key; `undefined` and `null` leave it out. */
@@ -31,12 +34,20 @@ export interface ApiLogger {
 
 /** Options every client takes. */
 export interface ClientOptions {
-  /** A `fetch` to use instead of the global one (a proxy agent, a test double, a recording wrapper). */
+  /**
+   * A `fetch` to use instead of the global one (a proxy agent, a test double, a recording wrapper). It must
+   * honour `redirect: 'manual'`: the client follows redirects itself, within the base URL's origin only.
+   */
   fetch?: typeof globalThis.fetch;
   /** Time limit of each attempt, answer body included (ms, default 10 000). */
   timeoutMs?: number;
   /** Retries (default 2): a count, `false`, or `{ retries, minDelayMs, maxDelayMs, maxRetryAfterMs }`. */
   retry?: number | boolean | RetryOptions;
+  /**
+   * Longest answer body read (bytes, default 10 MiB); a longer one rejects with code `response_too_large`
+   * and its connection is closed.
+   */
+  maxResponseBytes?: number;
   logger?: ApiLogger;
 }
 
@@ -63,7 +74,10 @@ interface Attempt {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** Longest text body kept in an error (cut after redaction). */
 const MAX_ERROR_TEXT = 2_000;
+/** Longest status text, request id and failure message kept in an error (cut after redaction). */
+const MAX_SHORT_TEXT = 200;
 
 export function createTransport(config: TransportConfig): Transport {
   const secrets = Object.values(config.credentials).filter((value) => value !== '');
@@ -71,6 +85,10 @@ export function createTransport(config: TransportConfig): Transport {
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
     throw new ValidationError(`${config.what}: timeoutMs must be a positive number of milliseconds.`);
+  }
+  const maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!(Number.isSafeInteger(maxResponseBytes) && maxResponseBytes > 0)) {
+    throw new ValidationError(`${config.what}: maxResponseBytes must be a positive whole number of bytes.`);
   }
   const fetchImpl = config.fetch ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') throw new ValidationError(`${config.what}: no fetch available; pass options.fetch.`);
@@ -85,7 +103,7 @@ export function createTransport(config: TransportConfig): Transport {
       headers: mergeHeaders(options.headers, ownHeaders),
       ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
     };
-    const context = { verb, url, safeUrl, init, secrets, timeoutMs, fetchImpl, signal: options.signal, expect: options.expect };
+    const context = { verb, url, safeUrl, init, secrets, timeoutMs, maxResponseBytes, fetchImpl, signal: options.signal, expect: options.expect };
     for (let attempt = 0; ; attempt++) {
       const started = Date.now();
       const outcome = await attemptOnce(context, attempt + 1);
@@ -112,6 +130,7 @@ interface AttemptContext {
   init: RequestInit;
   secrets: string[];
   timeoutMs: number;
+  maxResponseBytes: number;
   fetchImpl: typeof globalThis.fetch;
   signal: AbortSignal | undefined;
   expect: z.ZodType | undefined;
@@ -134,15 +153,16 @@ async function attemptOnce(context: AttemptContext, attempts: number): Promise<A
   if (signal?.aborted) onAbort();
   else signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const response = await context.fetchImpl(context.url, { ...context.init, signal: controller.signal });
-    const text = await response.text();
+    const response = await fetchWithinOrigin(context.fetchImpl, context.url, { ...context.init, signal: controller.signal }, secrets);
+    const text = await readCapped(response, context.maxResponseBytes, controller);
     return answer(context, response, text, attempts);
   } catch (cause) {
+    if (cause instanceof RedirectRefused || cause instanceof AnswerTooLarge) return { ok: false, error: refusal(context, cause, attempts) };
     const code: ApiErrorCode = signal?.aborted ? 'aborted' : timedOut ? 'timeout' : 'network';
     const message =
       code === 'aborted' ? `${verb} ${safeUrl} was aborted by the caller`
       : code === 'timeout' ? `${verb} ${safeUrl} got no complete answer within ${context.timeoutMs} ms`
-      : `${verb} ${safeUrl} failed before an answer arrived: ${redact(describe(cause), secrets)}`;
+      : `${verb} ${safeUrl} failed before an answer arrived: ${redactAndCut(describe(cause), secrets, MAX_SHORT_TEXT)}`;
     const error = new ApiError(message, { code, method: verb, url: safeUrl, attempts, cause: safeCause(cause, secrets) });
     return { ok: false, error, retry: code !== 'aborted' && retriesFailure(verb, cause, timedOut) };
   } finally {
@@ -151,11 +171,26 @@ async function attemptOnce(context: AttemptContext, attempts: number): Promise<A
   }
 }
 
-/** Turns an answer into a value or an `ApiError`. */
+/** A redirect not followed or an answer too long: the client's own refusals, never repeated. */
+function refusal(context: AttemptContext, cause: RedirectRefused | AnswerTooLarge, attempts: number): ApiError {
+  const common = { method: context.verb, url: context.safeUrl, attempts };
+  if (cause instanceof RedirectRefused) {
+    return new ApiError(`${context.verb} ${context.safeUrl} ${cause.message}`, { ...common, code: 'redirect', status: cause.status });
+  }
+  const declared = cause.declaredBytes === undefined ? '' : ` (it declared ${cause.declaredBytes})`;
+  const message = `${context.verb} ${context.safeUrl} answered with more than maxResponseBytes (${cause.maxBytes} bytes)${declared}; the connection was closed`;
+  return new ApiError(message, { ...common, code: 'response_too_large', status: cause.status });
+}
+
+/**
+ * Turns an answer into a value or an `ApiError`. Everything the service sent is redacted before it is cut
+ * or kept (body, status text, request id), so no part of a secret survives a cut.
+ */
 function answer(context: AttemptContext, response: Response, text: string, attempts: number): Attempt {
   const { verb, safeUrl, secrets } = context;
-  const body = redact(parseBody(text, response.headers.get('content-type')), secrets);
-  const requestId = redact(findRequestId(response.headers), secrets);
+  const body = parseBody(text, response.headers.get('content-type'), secrets);
+  const found = findRequestId(response.headers);
+  const requestId = found === undefined ? undefined : redactAndCut(found, secrets, MAX_SHORT_TEXT);
   const common = { method: verb, url: safeUrl, status: response.status, body, attempts, ...(requestId ? { requestId } : {}) };
   if (response.ok) {
     if (typeof body === 'string') {
@@ -169,7 +204,8 @@ function answer(context: AttemptContext, response: Response, text: string, attem
   }
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   const said = serviceMessage(body);
-  const message = `${verb} ${safeUrl} answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${said ? `: ${said}` : ''}`;
+  const statusText = redactAndCut(response.statusText ?? '', secrets, MAX_SHORT_TEXT);
+  const message = `${verb} ${safeUrl} answered ${response.status}${statusText ? ` ${statusText}` : ''}${said ? `: ${said}` : ''}`;
   const error = new ApiError(message, { ...common, code: 'http', ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
   return { ok: false, error, retry: retriesStatus(verb, response.status), ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
 }
@@ -199,18 +235,21 @@ function buildUrl(baseUrl: string, path: string, query: Query | undefined, what:
   return `${baseUrl}${path}${search ? (path.includes('?') ? '&' : '?') + search : ''}`;
 }
 
-/** JSON when it parses (whatever the declared type, case-insensitively), the text otherwise, undefined when empty. */
-function parseBody(text: string, contentType: string | null): unknown {
+/**
+ * JSON when it parses (whatever the declared type, case-insensitively), the text otherwise (cut to
+ * `MAX_ERROR_TEXT`), undefined when empty; redacted either way.
+ */
+function parseBody(text: string, contentType: string | null, secrets: readonly string[]): unknown {
   if (text === '') return undefined;
   const looksJson = /json/i.test(contentType ?? '') || /^\s*[[{"]/.test(text);
   if (looksJson) {
     try {
-      return JSON.parse(text);
+      return redact(JSON.parse(text) as unknown, secrets);
     } catch {
       // Declared JSON but is not: keep the text, the caller decides.
     }
   }
-  return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT)}…` : text;
+  return redactAndCut(text, secrets, MAX_ERROR_TEXT);
 }
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-amzn-requestid', 'x-correlation-id', 'cf-ray'];

@@ -130,11 +130,11 @@ export class Answers {
     if (this.logger.debug) this.logger.debug({ trigger: event.trigger, key: keyOf() }, 'Ignored a repeated delivery.');
     if (this.duplicateHandlers.size === 0) return OK;
     const context: DuplicateContext = { key: keyOf(), receivedAt };
-    return this.#later(200, 'OK', TEXT, new Errand(event, () => this.#runDuplicateHandlers(event, context), this.inFlight));
+    return this.#later(200, 'OK', TEXT, new Errand(event, () => this.runDuplicateHandlers(event, context), this.inFlight));
   }
 
   /** Repeats with onDuplicate handlers are rare: one promise per handler keeps this to a single path. */
-  #runDuplicateHandlers(event: ParsedWebhook, context: DuplicateContext): Promise<void> {
+  runDuplicateHandlers(event: ParsedWebhook, context: DuplicateContext): Promise<void> {
     const failed = (cause: unknown) =>
       this.dispatcher.report(new WebhookError('handler_failed', `An onDuplicate handler failed: ${describeCause(cause)}`, { cause, event }));
     const runs = Array.from(this.duplicateHandlers, (handler) => {

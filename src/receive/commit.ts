@@ -21,8 +21,11 @@ export class Commits {
     this.#timeoutMs = commitTimeoutMs;
   }
 
-  /** Resolves once committed (or found a duplicate); rejects on failure or after the commit timeout. */
-  store(inbox: Inbox, entry: InboxEntry): Promise<PutResult> {
+  /**
+   * Resolves once committed (or found a duplicate); rejects on failure or after the commit timeout, or after
+   * `timeoutMs` if that is shorter (the time a serverless invocation has left, say).
+   */
+  store(inbox: Inbox, entry: InboxEntry, timeoutMs = this.#timeoutMs): Promise<PutResult> {
     const { key } = entry;
     const earlier = this.#inFlight.get(key);
     const put = earlier ? earlier.then(() => inbox.put(entry)) : inbox.put(entry);
@@ -31,11 +34,10 @@ export class Commits {
     void tracked.then(() => {
       if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
     });
-    return this.#within(put);
+    return this.#within(put, Math.min(this.#timeoutMs, timeoutMs));
   }
 
-  #within(put: Promise<PutResult>): Promise<PutResult> {
-    const ms = this.#timeoutMs;
+  #within(put: Promise<PutResult>, ms: number): Promise<PutResult> {
     // Options refuse a timeout that is not > 0; Infinity means no timer at all.
     if (ms === Infinity) return put;
     return new Promise((resolve, reject) => {

@@ -28,6 +28,11 @@ export interface HandleOptions {
   enqueue?: Enqueue;
   /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
   handlerTimeoutMs?: number;
+  /**
+   * Shortens `commitTimeoutMs` for this request (never lengthens it): a serverless function answers 503 before
+   * its invocation runs out of time, rather than being stopped without an answer.
+   */
+  commitTimeoutMs?: number;
 }
 
 export type Answer = WebhookResponse | Promise<WebhookResponse>;
@@ -94,7 +99,7 @@ export class Intake {
 
     // An invalid payload is never stored: it goes to onError here.
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
-    if (target) return this.#commit(target, delivery, event);
+    if (target) return this.#commit(target, delivery, event, options.commitTimeoutMs);
 
     // One clock read serves the window and the handlers' `receivedAt`: each read costs a request about 70 ns.
     const now = Date.now();
@@ -113,12 +118,12 @@ export class Intake {
   }
 
   /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
-  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook): Promise<WebhookResponse> {
+  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): Promise<WebhookResponse> {
     const { rawBody } = delivery;
     // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
     const key = this.settings.keyOf(event, delivery.unserializable ? randomId() : (delivery.bytes ?? rawBody));
     const receivedAt = Date.now();
-    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }).then(
+    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }, timeoutMs).then(
       (result) => (result === 'stored' ? OK : this.answers.duplicate(event, () => key, receivedAt)),
       (cause: unknown) => this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER),
     );

@@ -48,8 +48,19 @@ export interface Webhooks extends HandlerRegistry {
   /**
    * Dispatches an already-parsed event (from a queue, say); resolves once its handlers have, with the
    * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
+   * `rawBody`, the body as received, goes to onError with each failure (as for a delivery).
    */
-  receive(event: ParsedWebhook, context?: Partial<HandlerContext>): Promise<ReceiveOutcome>;
+  receive(event: ParsedWebhook, context?: Partial<HandlerContext>, rawBody?: string): Promise<ReceiveOutcome>;
+  /**
+   * Hands a failure found outside the receiver (a queued record that cannot be parsed, say) to the onError
+   * handlers; resolves once they ran. For queue consumers such as `sqsHandler`.
+   */
+  report(error: WebhookError): Promise<void>;
+  /**
+   * Runs the onDuplicate handlers for a repeat recognised outside the receiver (by a queue consumer's
+   * idempotency store, say); resolves once they ran.
+   */
+  reportDuplicate(event: ParsedWebhook, context: DuplicateContext): Promise<void>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
@@ -101,12 +112,12 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       ),
     );
 
-  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}): Promise<ReceiveOutcome> {
+  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}, rawBody?: string): Promise<ReceiveOutcome> {
     let outcome: Outcome = [];
     const run = new FirstRunContext(() => context.key ?? settings.keyOf(event), context.receivedAt ?? Date.now());
     const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
     const work = () => {
-      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), undefined, undefined, full);
+      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), rawBody, undefined, full);
       if (!isThenable(result)) return void (outcome = result);
       return result.then((failures) => void (outcome = failures));
     };
@@ -123,6 +134,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return this;
     },
     receive,
+    report: async (error) => dispatcher.report(error),
+    reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
     handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
     respond,
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {

@@ -177,7 +177,7 @@ describe('users', () => {
     }
   });
 
-  it('stops when the service ignores page and answers the same page again', async () => {
+  it('stops with pagination_loop when the service ignores page and answers the same page again', async () => {
     let calls = 0;
     const sameEveryTime: typeof fetch = async () => {
       calls++;
@@ -185,7 +185,10 @@ describe('users', () => {
     };
     const client = createChatClient({ appId, region: 'us', apiKey, fetch: sameEveryTime });
     const seen: string[] = [];
-    for await (const user of client.users.each()) seen.push(user.uid);
+    const walk = async () => {
+      for await (const user of client.users.each()) seen.push(user.uid);
+    };
+    await expect(walk()).rejects.toMatchObject({ code: 'pagination_loop' });
     expect(seen).toEqual(['a', 'b']);
     expect(calls).toBe(2);
   });

@@ -3,6 +3,8 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import {
   type ApiError,
+  type ApiErrorCode,
+  type UserWalkOptions,
   type ButtonAction,
   type ButtonField,
   type CheckboxField,
@@ -48,6 +50,15 @@ describe('api types', () => {
 
   it('checks client options at compile time', () => {
     compileOnly(() => {
+      createChatClient({ apiKey: 'k', baseUrl: 'http://localhost/v3', maxResponseBytes: 1024 });
+      createManagementClient({ key: 'k', secret: 's', baseUrl: 'http://localhost', maxResponseBytes: 1024 });
+      // @ts-expect-error maxResponseBytes is a number of bytes
+      createChatClient({ apiKey: 'k', baseUrl: 'http://localhost/v3', maxResponseBytes: '10MB' });
+      expectTypeOf<UserWalkOptions>().toEqualTypeOf<{ signal?: AbortSignal; maxPages?: number }>();
+      client.users.iterate({ perPage: 10 }, { maxPages: 5, signal: AbortSignal.timeout(1) });
+      client.users.each({}, { maxPages: 5 });
+      // @ts-expect-error maxPages is a number
+      client.users.each({}, { maxPages: 'many' });
       // @ts-expect-error apiKey is required
       createChatClient({ appId: 'a', region: 'us' });
       // @ts-expect-error appId and region, or baseUrl
@@ -118,7 +129,29 @@ describe('api types', () => {
   });
 
   it('types ApiError fields', () => {
-    expectTypeOf<ApiError['code']>().toEqualTypeOf<'http' | 'network' | 'timeout' | 'aborted' | 'invalid_response'>();
+    expectTypeOf<ApiError['code']>().toEqualTypeOf<
+      'http' | 'network' | 'timeout' | 'aborted' | 'invalid_response' | 'redirect' | 'response_too_large' | 'pagination_loop'
+    >();
+    expectTypeOf<ApiErrorCode>().toEqualTypeOf<ApiError['code']>();
+    // Narrowing on the code works for the new ones as for the old.
+    const describeCode = (code: ApiErrorCode) => {
+      switch (code) {
+        case 'redirect':
+        case 'response_too_large':
+        case 'pagination_loop':
+          return 'refused by the client';
+        case 'http':
+        case 'network':
+        case 'timeout':
+        case 'aborted':
+        case 'invalid_response':
+          return 'failed';
+        default:
+          expectTypeOf(code).toEqualTypeOf<never>();
+          return code;
+      }
+    };
+    expectTypeOf(describeCode).returns.toEqualTypeOf<'refused by the client' | 'failed'>();
     expectTypeOf<ApiError['status']>().toEqualTypeOf<number>();
     expectTypeOf<ApiError['body']>().toEqualTypeOf<unknown>();
   });

@@ -13,7 +13,7 @@ import {
   type Inbox,
   type InboxEntry,
   type PutResult,
-  type WebhookError,
+  WebhookError,
   type Webhooks,
   type WebhooksOptions,
   type Worker,
@@ -340,5 +340,45 @@ describe('receive(event): the outcome a queue consumer retries by', () => {
     const failed = await webhooks.receive(event, { attempt: 2, key: 'k' });
     expect(failed.ok).toBe(false);
     expect(failed.failures.map((f) => [f.code, f.key])).toEqual([['handler_failed', 'k']]);
+  });
+});
+
+describe('for queue consumers: the raw body with failures, report(error), reportDuplicate(event, context)', () => {
+  it('receive(event, context, rawBody) hands the raw body to onError with a failure', async () => {
+    const { webhooks } = receiver();
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    webhooks.on('message_sent', () => {
+      throw new Error('fails');
+    });
+    const raw = fixture('message_sent');
+    await webhooks.receive(JSON.parse(raw), { attempt: 3, key: 'k' }, raw);
+    expect(errors.map((error) => [error.code, error.key, error.rawBody])).toEqual([['handler_failed', 'k', raw]]);
+  });
+
+  it('report(error) reaches every onError handler and resolves once they ran', async () => {
+    const { webhooks } = receiver();
+    const seen: string[] = [];
+    webhooks.onError(async (error) => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      seen.push(`slow ${error.code}`);
+    });
+    webhooks.onError((error) => void seen.push(`quick ${error.code}`));
+    await webhooks.report(new WebhookError('invalid_json', 'not a webhook', { rawBody: 'x' }));
+    expect(seen).toEqual(['quick invalid_json', 'slow invalid_json']);
+  });
+
+  it('reportDuplicate(event, context) runs the onDuplicate handlers, a failing one reported to onError', async () => {
+    const { webhooks } = receiver();
+    const duplicates: Array<[string, string, number]> = [];
+    const errors: string[] = [];
+    webhooks.onDuplicate((event, { key, receivedAt }) => void duplicates.push([event.trigger, key, receivedAt]));
+    webhooks.onDuplicate(() => {
+      throw new Error('onDuplicate broke');
+    });
+    webhooks.onError((error) => void errors.push(error.message));
+    await webhooks.reportDuplicate(JSON.parse(fixture('message_sent')), { key: 'k', receivedAt: 42 });
+    expect(duplicates).toEqual([['message_sent', 'k', 42]]);
+    expect(errors).toEqual([expect.stringContaining('onDuplicate broke')]);
   });
 });

@@ -1,0 +1,77 @@
+/**
+ * The consumer's memory of keys across redeliveries. SQS delivers at least once (a standard queue may hand
+ * one message out twice, and a consumer cut off mid-handler gets it again), so `sqsHandler` claims each key
+ * before running its handlers:
+ * - `begin(key, leaseMs)` claims it for one run (`started`, with a token), unless a run completed it within
+ *   the window (`done`: skipped) or another run holds an unexpired lease (`busy`: the record goes back to SQS);
+ * - `complete(key, token)` marks it done until `windowMs` from then;
+ * - `release(key, token)` forgets a failed run's claim, so the retry runs at once.
+ * A stale token (a lease that ran out and was taken) changes nothing. Expiry is checked in code: DynamoDB's TTL
+ * removes items hours late, and a memory map is swept only now and then.
+ */
+import { ConfigurationError, rejectUnknownOptions } from '../../src/receive/index.js';
+import { randomUUID } from 'node:crypto';
+
+export type Begin = { state: 'started'; token: string } | { state: 'done' } | { state: 'busy' };
+
+export interface IdempotencyStore {
+  begin(key: string, leaseMs: number): Promise<Begin>;
+  complete(key: string, token: string): Promise<void>;
+  release(key: string, token: string): Promise<void>;
+}
+
+export interface MemoryIdempotencyOptions {
+  /** How long a completed key is remembered. @defaultValue 86400000 (24 hours) */
+  windowMs?: number;
+}
+
+export const DEFAULT_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export function checkWindow(where: string, windowMs: number | undefined): number {
+  if (windowMs === undefined) return DEFAULT_WINDOW_MS;
+  if (!(windowMs > 0 && windowMs !== Infinity)) {
+    throw new ConfigurationError('windowMs', `${where}: \`windowMs\` must be a positive number of milliseconds.`);
+  }
+  return windowMs;
+}
+
+export const newToken = (): string => randomUUID();
+
+interface Mark {
+  state: 'running' | 'done';
+  token: string;
+  /** The lease's end (running) or the window's (done), in ms since the epoch. */
+  until: number;
+}
+
+/** How many begins between two sweeps of expired keys. */
+const SWEEP_EVERY = 1000;
+
+/** The same contract in this process's memory: for tests, and for a consumer that runs in one place. */
+export function memoryIdempotency(options: MemoryIdempotencyOptions = {}): IdempotencyStore {
+  rejectUnknownOptions('memoryIdempotency', options, ['windowMs']);
+  const windowMs = checkWindow('memoryIdempotency', options.windowMs);
+  const marks = new Map<string, Mark>();
+  let begins = 0;
+  const sweep = (now: number) => {
+    for (const [key, mark] of marks) if (mark.until <= now) marks.delete(key);
+  };
+  return {
+    async begin(key, leaseMs) {
+      const now = Date.now();
+      if (++begins % SWEEP_EVERY === 0) sweep(now);
+      const mark = marks.get(key);
+      if (mark && mark.until > now) return mark.state === 'done' ? { state: 'done' } : { state: 'busy' };
+      const token = newToken();
+      marks.set(key, { state: 'running', token, until: now + leaseMs });
+      return { state: 'started', token };
+    },
+    async complete(key, token) {
+      if (marks.get(key)?.token === token) marks.set(key, { state: 'done', token, until: Date.now() + windowMs });
+    },
+    async release(key, token) {
+      const mark = marks.get(key);
+      if (mark?.token === token && mark.state === 'running') marks.delete(key);
+    },
+  };
+}

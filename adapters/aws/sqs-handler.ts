@@ -1,0 +1,182 @@
+/**
+ * `sqsHandler(webhooks, { idempotency })`: the consumer function. Each record of Lambda's SQS event is parsed
+ * back into the typed event (the receiver's own validation), its handlers run as a worker would run them
+ * (`{ key, attempt, receivedAt }`, `attempt` from ApproximateReceiveCount), and the answer lists exactly the
+ * records that failed (`batchItemFailures`), which SQS delivers again: after `maxReceiveCount` receives, the
+ * queue's redrive policy moves them to its dead-letter queue.
+ */
+import {
+  ConfigurationError,
+  idempotencyKey,
+  rejectUnknownOptions,
+  safeParseWebhook,
+  WebhookError,
+  type ParsedWebhook,
+  type ReceiveOutcome,
+  type Webhooks,
+} from '../../src/receive/index.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { LambdaContext, SqsBatchResponse, SqsEvent, SqsRecord } from './shapes.js';
+import { fromRecord, type ReceivedMessage } from './sqs-message.js';
+
+export interface SqsHandlerOptions {
+  /**
+   * Where keys are claimed before their handlers run, so that a redelivered message (SQS delivers at least
+   * once) does not run them again: `dynamoIdempotency({ tableName })`. Without it, a repeat runs them again.
+   */
+  idempotency?: IdempotencyStore;
+  /**
+   * Keep each message group's order: a group's records run one after another, and after one fails the rest
+   * of its group fails too (SQS delivers them again, in order).
+   * @defaultValue true for records from a FIFO queue (a source ARN ending in `.fifo`)
+   */
+  fifo?: boolean;
+}
+
+export type SqsLambdaHandler = (event: SqsEvent, context?: LambdaContext) => Promise<SqsBatchResponse>;
+
+/** Time kept back from the invocation's remaining time to report and answer. */
+const SAFETY_MARGIN_MS = 500;
+/** The lease on a key without a Lambda context to say how long the invocation may run (Lambda's longest). */
+const DEFAULT_LEASE_MS = 15 * 60 * 1000;
+
+interface Run {
+  webhooks: Webhooks;
+  store: IdempotencyStore | undefined;
+  leaseMs: number;
+  /** When records still running are given up (and go back to SQS), in ms since the epoch. */
+  deadline: number;
+}
+
+export function sqsHandler(webhooks: Webhooks, options: SqsHandlerOptions = {}): SqsLambdaHandler {
+  checkOptions(webhooks, options);
+  const { idempotency: store, fifo } = options;
+  return async (event, context) => {
+    const records = event?.Records;
+    if (!Array.isArray(records)) {
+      throw new TypeError('sqsHandler got an event that is not from SQS: expected { Records: [...] } from an SQS event source mapping.');
+    }
+    const remaining = context?.getRemainingTimeInMillis?.();
+    const run: Run = {
+      webhooks,
+      store,
+      leaseMs: remaining ?? DEFAULT_LEASE_MS,
+      deadline: remaining === undefined ? Infinity : Date.now() + remaining - SAFETY_MARGIN_MS,
+    };
+    // A record that breaks the reading of it (no body, say) fails alone, reported, rather than the whole batch.
+    const handle = (record: SqsRecord) => handleRecord(record, run).catch((cause: unknown) => unreadable(webhooks, record, cause));
+    const ordered = fifo ?? records.some((record) => String(record.eventSourceARN).endsWith('.fifo'));
+    const ok = ordered ? await inGroups(records, handle) : await Promise.all(records.map(handle));
+    return { batchItemFailures: records.filter((_, index) => !ok[index]).map((record) => ({ itemIdentifier: record.messageId })) };
+  };
+}
+
+function checkOptions(webhooks: Webhooks, options: SqsHandlerOptions): void {
+  if (!webhooks || typeof webhooks.receive !== 'function' || typeof webhooks.report !== 'function') {
+    throw new ConfigurationError(
+      'webhooks',
+      'sqsHandler needs the receiver whose handlers run: sqsHandler(createWebhooks({ auth: false }).on(...), options).',
+    );
+  }
+  rejectUnknownOptions('sqsHandler', options, ['idempotency', 'fifo']);
+  const { idempotency, fifo } = options;
+  if (idempotency !== undefined && (typeof idempotency?.begin !== 'function' || typeof idempotency.complete !== 'function')) {
+    throw new ConfigurationError('idempotency', '`idempotency` must be a store: dynamoIdempotency({ tableName }) or memoryIdempotency().');
+  }
+  if (fifo !== undefined && typeof fifo !== 'boolean') throw new ConfigurationError('fifo', '`fifo` must be true or false.');
+}
+
+/** FIFO: groups run side by side, each group's records in order; after a failure the rest of the group fails. */
+async function inGroups(records: SqsRecord[], handle: (record: SqsRecord) => Promise<boolean>): Promise<boolean[]> {
+  const ok = records.map(() => false);
+  const groups = new Map<string, number[]>();
+  records.forEach((record, index) => {
+    const group = record.attributes?.MessageGroupId ?? '';
+    const indexes = groups.get(group);
+    if (indexes) indexes.push(index);
+    else groups.set(group, [index]);
+  });
+  const inOrder = async (indexes: number[]) => {
+    for (const index of indexes) if (!(ok[index] = await handle(records[index] as SqsRecord))) return;
+  };
+  await Promise.all(Array.from(groups.values(), inOrder));
+  return ok;
+}
+
+/** Runs one record's handlers; true when the record is done with (handled, or a repeat of a handled one). */
+async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
+  const { webhooks, store } = run;
+  // Too late to start (a FIFO group's later records, an invocation begun with little time): SQS brings it back.
+  if (Date.now() >= run.deadline) return false;
+  const message = fromRecord(record);
+  const parsed = safeParseWebhook(message.rawBody);
+  if (!parsed.success) {
+    await webhooks.report(unparseable(parsed.error, record, message));
+    return false;
+  }
+  const { event } = parsed;
+  const key = message.key ?? idempotencyKey(event, message.rawBody);
+  let token: string | undefined;
+  if (store) {
+    const begun = await attempt(run, event, message, key, () => store.begin(key, run.leaseMs));
+    if (!begun || begun.state === 'busy') return false;
+    if (begun.state === 'done') {
+      await webhooks.reportDuplicate(event, { key, receivedAt: message.receivedAt });
+      return true;
+    }
+    token = begun.token;
+  }
+  const context = { key, attempt: message.attempt, receivedAt: message.receivedAt };
+  const outcome = await withinDeadline(webhooks.receive(event, context, message.rawBody), run.deadline);
+  if (outcome === undefined) {
+    // Still running as the invocation ends: its lease runs out with it, and SQS delivers the record again.
+    const text = `The handlers of a "${event.trigger}" event were still running as the invocation's time ran out; SQS will deliver it again.`;
+    await webhooks.report(new WebhookError('handler_timeout', text, { event, rawBody: message.rawBody, key, attempt: message.attempt, willRetry: true }));
+    return false;
+  }
+  if (store && token !== undefined) {
+    const claim = token;
+    const write = outcome.ok ? () => store.complete(key, claim) : () => store.release(key, claim);
+    await attempt(run, event, message, key, write);
+  }
+  return outcome.ok;
+}
+
+/**
+ * A write to the idempotency store, its failure reported (`inbox_failed`). Resolves undefined when it failed:
+ * a failed claim sends the record back to SQS; a failed completion leaves the key to its lease.
+ */
+async function attempt<T>(run: Run, event: ParsedWebhook, message: ReceivedMessage, key: string, write: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await write();
+  } catch (cause) {
+    const text = 'The idempotency store could not be reached; an unclaimed record goes back to SQS.';
+    await run.webhooks.report(new WebhookError('inbox_failed', text, { cause, event, rawBody: message.rawBody, key, attempt: message.attempt }));
+    return undefined;
+  }
+}
+
+/** A record that is no webhook: to onError with its body, and back to SQS, whose redrive policy dead-letters it. */
+function unparseable(error: WebhookError, record: SqsRecord, message: ReceivedMessage): WebhookError {
+  const text = `${error.message} (SQS message ${record.messageId}, receive ${message.attempt}: it goes back to the queue, and to its dead-letter queue after maxReceiveCount receives.)`;
+  const { issues, event } = error;
+  return new WebhookError(error.code, text, { cause: error, issues, event, rawBody: message.rawBody, attempt: message.attempt, ...(message.key ? { key: message.key } : {}) });
+}
+
+async function unreadable(webhooks: Webhooks, record: SqsRecord, cause: unknown): Promise<false> {
+  const text = `SQS message ${String(record?.messageId)} could not be read (${String(cause)}); it goes back to the queue.`;
+  await webhooks.report(new WebhookError('invalid_envelope', text, { cause, rawBody: typeof record?.body === 'string' ? record.body : undefined }));
+  return false;
+}
+
+/** The outcome, or undefined if the deadline came first. */
+function withinDeadline(outcome: Promise<ReceiveOutcome>, deadline: number): Promise<ReceiveOutcome | undefined> {
+  if (deadline === Infinity) return outcome;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+    void outcome.then((result) => {
+      clearTimeout(timer);
+      resolve(result);
+    });
+  });
+}
