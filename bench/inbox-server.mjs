@@ -32,7 +32,11 @@ webhooks.onError((error) => void (errorCodes[error.code] = (errorCodes[error.cod
 const middleware = nodeMiddleware(webhooks, { path: PATH });
 const server = http.createServer(middleware);
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: server.address().port }));
+server.listen(0, '127.0.0.1', () => {
+  if (process.send) process.send({ type: 'ready', port: server.address().port });
+  // Without a parent to tell (bench/instructions.mjs runs it under valgrind), the address goes to stdout.
+  else console.log(`${kind} inbox receiver listening on http://127.0.0.1:${server.address().port}${PATH}`);
+});
 
 process.on('message', async (message) => {
   if (message?.type === 'cpu') {
@@ -52,4 +56,4 @@ process.on('message', async (message) => {
     process.exit(0);
   }
 });
-process.on('disconnect', () => process.exit(0));
+if (process.send) process.on('disconnect', () => process.exit(0));

@@ -27,13 +27,12 @@
  * takes about 8 minutes.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { rawRequest } from './lib/payloads.mjs';
+import { benchDir, callgrindArgs, cycles, measureServer, readDump } from './lib/callgrind.mjs';
 
 const PAIRS = [
   ['bare-node', 'ours-node'],
@@ -55,84 +54,7 @@ const requests = Number(values.requests);
 const connections = Number(values.connections);
 const runs = Number(values.runs);
 const names = positionals.length > 0 ? positionals : ['bare-node', 'ours-node', 'bare-fastify', 'ours-fastify', 'octokit', 'lambda-bare', 'lambda-ours'];
-const benchDir = fileURLToPath(new URL('.', import.meta.url));
-const CALLGRIND = ['--tool=callgrind', '--smc-check=all-non-file', '--cache-sim=yes', '--branch-sim=yes'];
-let seq = 1_000_000_000;
-
-/** Starts a server under callgrind; resolves with the child and its port once it listens. */
-function startServer(name, outDir) {
-  const args = [...CALLGRIND, `--callgrind-out-file=${join(outDir, 'callgrind.%p')}`];
-  const child = spawn('valgrind', [...args, process.execPath, join(benchDir, 'servers.mjs'), name, '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const port = /127\.0\.0\.1:(\d+)/.exec(out)?.[1];
-      if (port) resolve({ child, port: Number(port) });
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening`)));
-  });
-}
-
-/** Sends `count` requests over the keep-alive sockets, one at a time on each; a response starts with its status line. */
-async function load(port, count, kind) {
-  let left = count;
-  const socket = () =>
-    new Promise((resolve, reject) => {
-      const connection = net.connect(port, '127.0.0.1');
-      const next = () => {
-        if (left <= 0) return void connection.end(resolve);
-        left -= 1;
-        connection.write(rawRequest(kind, seq++, port));
-      };
-      connection.on('data', (chunk) => {
-        const text = chunk.toString('latin1');
-        for (let at = text.indexOf('HTTP/1.1 '); at !== -1; at = text.indexOf('HTTP/1.1 ', at + 1)) {
-          if (!text.startsWith('HTTP/1.1 200', at)) return reject(new Error(`answered ${text.slice(at, at + 12)}`));
-          next();
-        }
-      });
-      connection.on('connect', next);
-      connection.on('error', reject);
-    });
-  await Promise.all(Array.from({ length: connections }, socket));
-}
-
-/** The event totals of the one dump written on request (it holds only what ran since the counters were zeroed). */
-function readDump(outDir, name) {
-  const dump = readdirSync(outDir).find((file) => /\.\d+\.\d+$/.test(file));
-  const text = readFileSync(join(outDir, dump ?? ''), 'utf8');
-  const events = /^events: (.+)$/m.exec(text)?.[1].split(' ') ?? [];
-  const totals = /^summary: (.+)$/m.exec(text)?.[1].split(' ').map(Number) ?? [];
-  const count = Object.fromEntries(events.map((event, i) => [event, totals[i] ?? 0]));
-  if (!(count.Ir > 0)) throw new Error(`no callgrind summary for ${name}`);
-  return count;
-}
-
-/** Issue 27's simulated cycles from callgrind's events. */
-function cycles(c) {
-  const l1 = c.I1mr + c.D1mr + c.D1mw;
-  const ll = c.ILmr + c.DLmr + c.DLmw;
-  return c.Ir + 10 * l1 + 100 * ll + 15 * (c.Bcm + c.Bim);
-}
-
-/** Counts of one HTTP server per request. */
-async function measureServer(name) {
-  const outDir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
-  const { child, port } = await startServer(name, outDir);
-  try {
-    const kind = name === 'octokit' ? 'octokit' : 'chat';
-    await load(port, warmup, kind);
-    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    await load(port, requests, kind);
-    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-    const count = readDump(outDir, name);
-    return { instructions: count.Ir / requests, cycles: cycles(count) / requests };
-  } finally {
-    child.kill('SIGKILL');
-    rmSync(outDir, { recursive: true, force: true });
-  }
-}
+const CALLGRIND = callgrindArgs(true);
 
 /** Counts (and JS heap allocated) of one Lambda handler per invocation, through bench/lambda-count.mjs's handshake. */
 async function measureLambda(name) {
@@ -174,7 +96,41 @@ async function measureLambda(name) {
   }
 }
 
-const measure = (name) => (name.startsWith('lambda-') ? measureLambda(name) : measureServer(name));
+/** A redis-server of its own on a free port, for the Redis inbox's receiver (not counted: only the receiver is). */
+async function startRedis(dir) {
+  const port = await new Promise((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec'];
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.on('data', (chunk) => chunk.toString().includes('Ready to accept') && resolve());
+  });
+  return { url: `redis://127.0.0.1:${port}`, child };
+}
+
+/** A receiver with a durable inbox, counted as the others: its SQLite file or redis-server is its own. */
+async function measureInbox(name) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-instructions-inbox-'));
+  const redis = name === 'inbox-redis' ? await startRedis(dir) : undefined;
+  try {
+    const env = { INBOX_DB: join(dir, 'inbox.sqlite'), ...(redis ? { REDIS_URL: redis.url } : {}) };
+    return await measureServer(name, { warmup, requests, connections, env });
+  } finally {
+    redis?.child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function measure(name) {
+  if (name.startsWith('lambda-')) return measureLambda(name);
+  if (name.startsWith('inbox-')) return measureInbox(name);
+  return measureServer(name, { warmup, requests, connections });
+}
 
 /**
  * With --runs N each server is measured N times, in turns, and the median is kept: ours-node has counted
@@ -226,6 +182,14 @@ if (counts['lambda-bare']?.allocated !== undefined && counts['lambda-ours']?.all
     `Lambda, ours ÷ bare: ${(ours.cycles / bare.cycles).toFixed(2)}× the cycles, ${(ours.allocated / bare.allocated).toFixed(2)}× the JS heap allocated`,
     `(${(ours.allocated / 1024).toFixed(2)} KB against ${(bare.allocated / 1024).toFixed(2)} KB per invocation).`,
   );
+}
+if (counts['inbox-memory'] !== undefined) {
+  lines.push('', '| receiver with an inbox (receives only) | cycles/ack | instructions/ack | ÷ memory (cycles) |', '|---|---:|---:|---:|');
+  for (const name of ['inbox-memory', 'inbox-sqlite', 'inbox-redis']) {
+    if (counts[name] === undefined) continue;
+    const ratio = (counts[name].cycles / counts['inbox-memory'].cycles).toFixed(2);
+    lines.push(`| ${name.slice('inbox-'.length)} | ${cell(name, 'cycles')} | ${cell(name, 'instructions')} | ${ratio}× |`);
+  }
 }
 if (counts.octokit !== undefined) {
   lines.push('', '| against @octokit/webhooks | cycles/request | octokit ÷ this |', '|---|---:|---:|');

@@ -133,15 +133,9 @@ export class Answers {
 
   /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
   accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number): WebhookResponse {
-    const { error, known, rawBody } = delivery;
-    const { dispatcher, keyOf } = this;
-    const work = error
-      ? () => dispatcher.report(error)
-      : () => {
-          const context = new FirstRunContext(keyOf, event, delivery.bytes ?? rawBody, receivedAt);
-          return settled(dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
-        };
-    return new ErrandResponse(200, TEXT, 'OK', event, work, this.inFlight);
+    const { error } = delivery;
+    if (error) return new ErrandResponse(200, TEXT, 'OK', event, () => this.dispatcher.report(error), this.inFlight);
+    return new Accepted(event, delivery, timeoutMs, receivedAt, this.dispatcher, this.keyOf, this.inFlight);
   }
 
   /** Answers a repeat 200, no handler runs; onDuplicate's handlers run after the response. */
@@ -173,5 +167,26 @@ function sendThenStart(response: WebhookResponse, send: (response: WebhookRespon
     send(response);
   } finally {
     if (response instanceof ErrandResponse) start(response);
+  }
+}
+
+/** An acknowledged event, whose work is running its handlers: one object per event, no closure. */
+class Accepted extends ErrandResponse {
+  constructor(
+    event: ParsedWebhook,
+    private readonly delivery: Delivery,
+    private readonly timeoutMs: number | undefined,
+    private readonly receivedAt: number,
+    private readonly dispatcher: Dispatcher,
+    private readonly keyOf: KeyOf,
+    inFlight: InFlight,
+  ) {
+    super(200, TEXT, 'OK', event, undefined, inFlight);
+  }
+
+  protected override run(): Promise<void> | undefined {
+    const { delivery, event } = this;
+    const context = new FirstRunContext(this.keyOf, event as ParsedWebhook, delivery.bytes ?? delivery.rawBody, this.receivedAt);
+    return settled(this.dispatcher.dispatch(event as ParsedWebhook, delivery.known, delivery.rawBody, this.timeoutMs, context));
   }
 }

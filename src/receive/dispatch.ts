@@ -154,20 +154,23 @@ export class Dispatcher {
         'Received a trigger this version does not know and no onUnknown/onAny handler is registered.',
       );
     }
-    let failures: WebhookError[] | undefined;
-    let pending: Promise<unknown>[] | undefined;
-    const failed = (error: WebhookError): void => {
-      (failures ??= []).push(error);
-      if (!report) return;
-      const reporting = this.report(error);
-      if (reporting) (pending ??= []).push(reporting);
-    };
-    for (const listener of listeners) {
-      const running = this.#run(listener, event, rawBody, timeoutMs, context, failed);
-      if (running) (pending ??= []).push(running);
+    // What a dispatch must keep (failures, promises to wait for) is made only once a handler fails or is
+    // asynchronous: an event whose handlers all succeed synchronously costs no allocation here.
+    let run: DispatchRun | undefined;
+    for (let i = 0; i < listeners.length; i++) {
+      let result: unknown;
+      try {
+        result = (listeners[i] as Listener)(event, context as HandlerContext);
+      } catch (cause) {
+        (run ??= new DispatchRun(this, report)).failed(handlerFailed(event, rawBody, cause, context));
+        continue;
+      }
+      if (isThenable(result)) {
+        run ??= new DispatchRun(this, report);
+        run.pending.push(this.#watch(result, event, rawBody, timeoutMs, context, run));
+      }
     }
-    if (!pending) return failures ?? NO_FAILURES;
-    return settleAll(pending, () => failures ?? NO_FAILURES);
+    return run ? run.outcome() : NO_FAILURES;
   }
 
   /**
@@ -195,30 +198,22 @@ export class Dispatcher {
     return pending && Promise.all(pending).then(() => undefined);
   }
 
-  /** Runs one handler; a failure goes to `failed`. Returns a promise only for an asynchronous handler. */
-  #run(
-    listener: Listener,
+  /** Waits for an asynchronous handler, up to the timeout; a failure goes to the run. */
+  #watch(
+    result: PromiseLike<unknown>,
     event: ParsedWebhook,
     rawBody: string | undefined,
     timeoutMs: number,
     context: HandlerContext | undefined,
-    failed: (error: WebhookError) => void,
-  ): Promise<void> | undefined {
-    let result: unknown;
-    try {
-      result = listener(event, context as HandlerContext);
-    } catch (cause) {
-      failed(handlerFailed(event, rawBody, cause, context));
-      return undefined;
-    }
-    if (!isThenable(result)) return undefined;
+    run: DispatchRun,
+  ): Promise<void> {
     return new Promise<void>((resolve) => {
       let settled = false;
       const timer =
         timeoutMs > 0 && timeoutMs !== Infinity
           ? setTimeout(() => {
               settled = true;
-              failed(
+              run.failed(
                 new WebhookError('handler_timeout', `A handler for "${event.trigger}" did not finish within ${timeoutMs} ms.`, {
                   event,
                   rawBody,
@@ -239,11 +234,34 @@ export class Dispatcher {
         (cause: unknown) => {
           if (settled) return;
           clearTimeout(timer);
-          failed(handlerFailed(event, rawBody, cause, context));
+          run.failed(handlerFailed(event, rawBody, cause, context));
           resolve();
         },
       );
     });
+  }
+}
+
+/** One dispatch with a failure or an asynchronous handler: its failures, and what it must wait for. */
+class DispatchRun {
+  failures: WebhookError[] | undefined;
+  readonly pending: Promise<unknown>[] = [];
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly report: boolean,
+  ) {}
+
+  failed(error: WebhookError): void {
+    (this.failures ??= []).push(error);
+    if (!this.report) return;
+    const reporting = this.dispatcher.report(error);
+    if (reporting) this.pending.push(reporting);
+  }
+
+  outcome(): Outcome | Promise<Outcome> {
+    if (this.pending.length === 0) return this.failures ?? NO_FAILURES;
+    return settleAll(this.pending, () => this.failures ?? NO_FAILURES);
   }
 }
 

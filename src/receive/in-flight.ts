@@ -10,8 +10,8 @@ const RESOLVED = Promise.resolve();
 /**
  * One piece of acknowledged work. Errands are linked into their receiver's in-flight list from creation to
  * end, for close(): a list rather than a Set, whose add-then-delete on every request keeps rehashing it. An
- * errand's `done` promise is made only when someone asks (Lambda and fetch adapters do, node:http never
- * does), which spares one per request.
+ * errand's `done` promise is made only when someone asks (the fetch adapter does, node:http never does),
+ * which spares one per request. The work is a function, or a subclass's `run` (sparing a closure).
  */
 export class Errand {
   #finished = false;
@@ -22,10 +22,15 @@ export class Errand {
 
   constructor(
     readonly event: ParsedWebhook | undefined,
-    private readonly work: () => Promise<void> | undefined,
+    private readonly work: (() => Promise<void> | undefined) | undefined,
     private readonly list: InFlight,
   ) {
     list.add(this);
+  }
+
+  /** The work itself. Returns a promise only when it is still running. */
+  protected run(): Promise<void> | undefined {
+    return this.work?.();
   }
 
   get finished(): boolean {
@@ -40,7 +45,7 @@ export class Errand {
   start(): void {
     let running: Promise<void> | undefined;
     try {
-      running = this.work();
+      running = this.run();
     } catch {
       // Only a throwing logger gets here: the work itself reports every failure.
     }
@@ -97,7 +102,7 @@ export class ErrandResponse extends Errand implements WebhookResponse {
     readonly headers: Readonly<Record<string, string>>,
     readonly body: string,
     event: ParsedWebhook | undefined,
-    work: () => Promise<void> | undefined,
+    work: (() => Promise<void> | undefined) | undefined,
     list: InFlight,
   ) {
     super(event, work, list);

@@ -1,0 +1,70 @@
+/**
+ * `node bench/count-check.mjs`: fails when the node:http receiver (`ours-node`) does more work per request than
+ * the figure committed in bench/results/count-baseline.json allows (issue 27, item 4). CI runs it (.ci/run).
+ *
+ * It counts instructions (callgrind without cache simulation: the simulated caches take their sizes from the
+ * host's CPU, instructions do not) over one keep-alive connection, one request at a time: with many connections
+ * the number of requests node reads per turn of its event loop, and so the work per request, depends on how fast
+ * the host runs; with one, every request takes the same path. The count is the server process's, all its
+ * threads; the kernel's work is not in it.
+ *
+ *   node bench/count-check.mjs                 # check against the committed figure
+ *   node bench/count-check.mjs --record --runs 5   # measure 5 times, commit the median and the spread
+ *
+ * The committed figure holds for the Node version it was measured on: under another one (V8 compiles the same
+ * code differently) the check prints the count and passes, and `--record` on that version sets a new figure.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { measureServer } from './lib/callgrind.mjs';
+
+const { values } = parseArgs({
+  options: {
+    record: { type: 'boolean', default: false },
+    runs: { type: 'string', default: '1' },
+    tolerance: { type: 'string' },
+  },
+});
+const FILE = new URL('results/count-baseline.json', import.meta.url);
+/** Enough warm-up for V8 to have optimised the path; enough counted requests to average out a scavenge or two. */
+const WORKLOAD = { warmup: 3000, requests: 2000, connections: 1, simulate: false };
+
+const counts = [];
+for (let run = 0; run < Number(values.runs); run += 1) {
+  const { instructions } = await measureServer('ours-node', WORKLOAD);
+  counts.push(instructions);
+  console.log(`ours-node: ${Math.round(instructions).toLocaleString('en-US')} instructions/request`);
+}
+const sorted = [...counts].sort((a, b) => a - b);
+const median = sorted[Math.floor(sorted.length / 2)];
+
+if (values.record) {
+  const spread = (sorted.at(-1) - sorted[0]) / median;
+  const baseline = {
+    node: process.version,
+    workload: WORKLOAD,
+    instructionsPerRequest: Math.round(median),
+    runs: counts.map(Math.round),
+    spread: Number(spread.toFixed(4)),
+    // A regression must stand clear of the run-to-run spread.
+    tolerance: Number(values.tolerance ?? 0.03),
+  };
+  writeFileSync(FILE, `${JSON.stringify(baseline, null, 2)}\n`);
+  console.log(`recorded ${baseline.instructionsPerRequest} (spread ${(spread * 100).toFixed(2)} % over ${counts.length} runs)`);
+} else {
+  const baseline = JSON.parse(readFileSync(FILE, 'utf8'));
+  const limit = baseline.instructionsPerRequest * (1 + baseline.tolerance);
+  const change = `${((median / baseline.instructionsPerRequest - 1) * 100).toFixed(2)} %`;
+  if (baseline.node !== process.version) {
+    console.log(`count-check: the committed figure is for node ${baseline.node}, this is ${process.version}: not compared (${change}).`);
+  } else if (median > limit) {
+    console.error(
+      `count-check: ours-node does ${Math.round(median)} instructions per request, ${change} over the committed ` +
+        `${baseline.instructionsPerRequest} (tolerance ${baseline.tolerance * 100} %). If the extra work is wanted, ` +
+        'record a new figure: node bench/count-check.mjs --record --runs 5',
+    );
+    process.exit(1);
+  } else {
+    console.log(`count-check: ${Math.round(median)} instructions per request, ${change} against the committed ${baseline.instructionsPerRequest}: within ${baseline.tolerance * 100} %.`);
+  }
+}
