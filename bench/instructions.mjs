@@ -60,7 +60,7 @@ const CALLGRIND = callgrindArgs(true);
 async function measureLambda(name) {
   const outDir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
   const script = join(benchDir, 'lambda-count.mjs');
-  const node = [process.execPath, '--max-semi-space-size=256', script, name.slice('lambda-'.length), String(warmup), String(requests)];
+  const node = [process.execPath, '--max-semi-space-size=256', '--expose-gc', script, name.slice('lambda-'.length), String(warmup), String(requests)];
   const child = spawn('valgrind', [...CALLGRIND, `--callgrind-out-file=${join(outDir, 'callgrind.%p')}`, ...node], { stdio: ['pipe', 'pipe', 'pipe'] });
   try {
     const lines = [];

@@ -6,7 +6,7 @@
  * The parent counts with callgrind: after `warmup` invocations this prints `warm` and waits for a line on stdin
  * (the parent zeroes the counters meanwhile), runs `count` more, prints `done` and waits again (the parent
  * dumps). Then it measures the JS heap allocated per invocation over `count` more (no scavenge falls inside
- * them: run with a large young generation, see the parent) and prints `alloc <bytes> <gcs>`.
+ * them: run with a large young generation and --expose-gc, see the parent) and prints `alloc <bytes> <gcs>`.
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -55,12 +55,14 @@ await invoke(events);
 console.log('done');
 await lines.next();
 
+events = batch(count);
+// Collected first, so that no collection falls inside the measured batch (counted below, to be sure).
+globalThis.gc?.();
+await new Promise((resolve) => setTimeout(resolve, 10));
 let gcs = 0;
 new PerformanceObserver((list) => {
   gcs += list.getEntries().length;
 }).observe({ entryTypes: ['gc'] });
-events = batch(count);
-await new Promise((resolve) => setTimeout(resolve, 10));
 const before = process.memoryUsage().heapUsed;
 await invoke(events);
 const allocated = process.memoryUsage().heapUsed - before;
