@@ -18,14 +18,13 @@ const app = express();
 app.use('/webhooks', expressMiddleware(webhooks));
 app.get('/health', (_req, res) => res.send('ok'));
 
-const server = app.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}/webhooks`));
+const server = app.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}/webhooks`));
 server.on('error', cannotListen);
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
-    server.close();
+    server.close(); // idle keep-alive connections close too; the process exits once the handlers finished
     await webhooks.close();
-    process.exit(0);
   });
 }
 

@@ -18,13 +18,12 @@ await app.register(fastifyWebhooks, { webhooks, path: '/webhooks' });
 app.get('/health', async () => 'ok');
 
 await app.listen({ port, host: '127.0.0.1' }).catch(cannotListen);
-console.log(`listening on http://127.0.0.1:${port}/webhooks`);
+console.log(`listening on http://127.0.0.1:${app.server.address().port}/webhooks`);
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
     await app.close();
-    await webhooks.close();
-    process.exit(0);
+    await webhooks.close(); // nothing is left open: the process exits by itself
   });
 }
 

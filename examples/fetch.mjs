@@ -39,13 +39,12 @@ const server = createServer(async (req, res) => {
   res.end(Buffer.from(await response.arrayBuffer()));
 });
 server.on('error', cannotListen);
-server.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}/webhooks`));
+server.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}/webhooks`));
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
-    server.close();
+    server.close(); // idle keep-alive connections close too; the process exits once the handlers finished
     await webhooks.close({ timeoutMs: 5000 });
-    process.exit(0);
   });
 }
 

@@ -28,3 +28,27 @@ describe('design document', () => {
     }
   });
 });
+
+describe('SECURITY.md, CHANGELOG.md, packing', () => {
+  const read = (file: string) => readFileSync(new URL(file, root), 'utf8');
+
+  it('SECURITY.md names a private reporting channel and cites only files that exist', () => {
+    const security = read('SECURITY.md');
+    expect(security).toContain('https://github.com/chat-webhooks/chat-webhooks/security/advisories/new');
+    const cited = [...security.matchAll(/`((?:src|test|adapters|docs|bench|scripts|examples)\/[^`\s]*)`/g)].map((match) => match[1] as string);
+    expect(cited.length).toBeGreaterThan(3);
+    expect(cited.filter((path) => !existsSync(new URL(path, root)))).toEqual([]);
+  });
+
+  it('CHANGELOG.md has one unreleased section, and it lists every command of the CLI', () => {
+    const changelog = read('CHANGELOG.md');
+    const sections = changelog.split('\n').filter((line) => line.startsWith('## '));
+    expect(sections).toEqual(['## [Unreleased]']);
+    for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox']) expect(changelog).toContain(`\`${command}\``);
+  });
+
+  it('npm pack builds first, so a tarball never holds a stale dist/', () => {
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.prepack).toMatch(/scripts\/build\.mjs|npm run build/);
+  });
+});

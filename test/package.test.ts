@@ -16,6 +16,7 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/lambda': ['lambdaHandler'],
   'chat-webhooks/fetch': ['fetchHandler'],
   'chat-webhooks/node': ['nodeMiddleware'],
+  'chat-webhooks/hono': ['honoHandler'],
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
   'chat-webhooks/sqlite': ['sqliteInbox'],
   'chat-webhooks/redis': ['redisInbox'],

@@ -28,6 +28,19 @@ const expiry = (until: number): AttributeValue => n(Math.ceil(until / 1000));
 
 const isConditionFailure = (cause: unknown) => (cause as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
 
+/**
+ * The idempotency store of `sqsHandler` in a DynamoDB table: each key's handlers run once across
+ * redeliveries and containers.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { dynamoIdempotency, sqsHandler } from 'chat-webhooks/aws';
+ *
+ * const webhooks = createWebhooks({ auth: false }).on('message_sent', async (event) => console.log(event.data.message.id));
+ * export const consume = sqsHandler(webhooks, { idempotency: dynamoIdempotency({ tableName: process.env.TABLE_NAME! }) });
+ * ```
+ */
 export function dynamoIdempotency(options: DynamoIdempotencyOptions): IdempotencyStore {
   rejectUnknownOptions('dynamoIdempotency', options, ['tableName', 'client', 'windowMs']);
   const { tableName } = options ?? {};

@@ -47,7 +47,18 @@ interface Mark {
 /** How many begins between two sweeps of expired keys. */
 const SWEEP_EVERY = 1000;
 
-/** The same contract in this process's memory: for tests, and for a consumer that runs in one place. */
+/**
+ * The same contract in this process's memory: for tests, and for a consumer that runs in one place.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { memoryIdempotency, sqsHandler } from 'chat-webhooks/aws';
+ *
+ * // A test of the consumer, without DynamoDB.
+ * const consume = sqsHandler(createWebhooks({ auth: false }), { idempotency: memoryIdempotency() });
+ * ```
+ */
 export function memoryIdempotency(options: MemoryIdempotencyOptions = {}): IdempotencyStore {
   rejectUnknownOptions('memoryIdempotency', options, ['windowMs']);
   const windowMs = checkWindow('memoryIdempotency', options.windowMs);

@@ -48,6 +48,21 @@ interface Run {
   deadline: number;
 }
 
+/**
+ * The SQS consumer function: each record's event to the receiver's handlers, answered with the
+ * `batchItemFailures` of the records that failed.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { dynamoIdempotency, sqsHandler } from 'chat-webhooks/aws';
+ *
+ * const webhooks = createWebhooks({ auth: false })
+ *   .on('message_sent', async (event, { key, attempt }) => console.log(key, attempt))
+ *   .onError((error) => console.error(error.code, error.message));
+ * export const consume = sqsHandler(webhooks, { idempotency: dynamoIdempotency({ tableName: process.env.TABLE_NAME! }) });
+ * ```
+ */
 export function sqsHandler(webhooks: Webhooks, options: SqsHandlerOptions = {}): SqsLambdaHandler {
   checkOptions(webhooks, options);
   const { idempotency: store, fifo } = options;

@@ -28,12 +28,33 @@ const REFUSED_BY_SQS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** FIFO's deduplication id: the key hashed (64 characters), so SQS drops the platform's retries of an event. */
+/**
+ * FIFO's deduplication id: the key hashed (64 characters), so SQS drops the platform's retries of an event.
+ *
+ * @example
+ * ```ts
+ * import { deduplicationId } from 'chat-webhooks/aws';
+ *
+ * deduplicationId('2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421'); // 64 hex characters, the same for every retry
+ * ```
+ */
 export function deduplicationId(key: string): string {
   return sha256Hex(key);
 }
 
-/** The conversation an event belongs to, where it names one: its messages then keep their order on FIFO. */
+/**
+ * The conversation an event belongs to, where it names one: its messages then keep their order on FIFO.
+ *
+ * @example
+ * ```ts
+ * import { parseWebhook } from 'chat-webhooks';
+ * import { defaultGroupId, sqsQueue } from 'chat-webhooks/aws';
+ *
+ * defaultGroupId(parseWebhook(rawBody)); // a message_sent's conversation id
+ * // One group per app instead:
+ * const queue = sqsQueue({ queueUrl: process.env.QUEUE_URL!, groupId: (event) => String(event.appId) });
+ * ```
+ */
 export function defaultGroupId(event: ParsedWebhook): string {
   const data = event.data as Record<string, { conversationId?: unknown } | undefined>;
   for (const holder of [data.message, data.group, data.call]) {

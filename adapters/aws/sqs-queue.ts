@@ -30,6 +30,19 @@ export interface SqsQueueOptions {
 
 const NOTHING: InboxStats = Object.freeze({ pending: 0, running: 0, done: 0, dead: 0 });
 
+/**
+ * The receiver's inbox on SQS (receive only): a delivery is answered 200 once SQS acknowledged its message.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { sqsQueue } from 'chat-webhooks/aws';
+ * import { lambdaHandler } from 'chat-webhooks/lambda';
+ *
+ * const receiving = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! }, inbox: sqsQueue({ queueUrl: process.env.QUEUE_URL! }), consume: false });
+ * export const handler = lambdaHandler(receiving);
+ * ```
+ */
 export function sqsQueue(options: SqsQueueOptions): Inbox {
   checkOptions(options);
   const { queueUrl, groupId = defaultGroupId, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES } = options;

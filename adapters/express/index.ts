@@ -41,6 +41,24 @@ export type ExpressWebhookErrorHandler = (
 /** Pass it to `app.use`, `app.post`, `router.all`…: Express flattens the pair. */
 export type ExpressWebhookMiddleware = [ExpressWebhookHandler, ExpressWebhookErrorHandler];
 
+/**
+ * Express middleware for the receiver: reads the body itself (or takes what a body parser left), answers with
+ * the status table, and runs the handlers after the answer.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { expressMiddleware } from 'chat-webhooks/express';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.id));
+ *
+ * const app = express();
+ * app.use('/webhooks', expressMiddleware(webhooks));
+ * app.listen(3000);
+ * ```
+ */
 export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddlewareOptions = {}): ExpressWebhookMiddleware {
   rejectUnknownOptions('expressMiddleware', options, Object.keys({ path: true } satisfies Record<keyof ExpressMiddlewareOptions, true>));
   const { path } = options;

@@ -23,6 +23,24 @@ export interface FastifyWebhooksOptions {
   path?: string;
 }
 
+/**
+ * A Fastify plugin for the receiver: registers its route (every method: the receiver answers 405 itself) and
+ * reads the raw body itself.
+ *
+ * @example
+ * ```ts
+ * import Fastify from 'fastify';
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { fastifyWebhooks } from 'chat-webhooks/fastify';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.id));
+ *
+ * const app = Fastify();
+ * await app.register(fastifyWebhooks, { webhooks, path: '/webhooks' });
+ * await app.listen({ port: 3000 });
+ * ```
+ */
 export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async (fastify, options) => {
   // Besides its own, the options Fastify's register() takes for any plugin.
   rejectUnknownOptions('fastifyWebhooks', options, ['webhooks', 'path', 'prefix', 'logLevel', 'logSerializers']);

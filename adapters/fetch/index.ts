@@ -7,11 +7,12 @@
  *   Cloudflare Workers    export default { fetch: (request, env, ctx) => handler(request, ctx) };
  *   Bun                   Bun.serve({ fetch: (request) => handler(request) });
  *   Deno                  Deno.serve((request) => handler(request));
- *   Hono                  `c.executionCtx` throws outside Workers, so read it guarded:
- *                         const executionCtxOf = (c) => { try { return c.executionCtx; } catch { return undefined; } };
- *                         app.post('/webhooks', (c) => handler(c.req.raw, executionCtxOf(c)));
+ *   Hono                  use chat-webhooks/hono: app.post('/webhooks', honoHandler(webhooks));
  */
-import { rejectUnknownOptions, type BodyReader, type HandleOptions, type Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions, type HandleOptions, type Webhooks } from '../../src/receive/index.js';
+import { fetchBodyReader } from '../shared/fetch-body-reader.js';
+
+export { fetchBodyReader };
 
 /** What the runtime passes beside the request; only `waitUntil` is used (Workers' ExecutionContext has it). */
 export interface FetchContext {
@@ -33,6 +34,22 @@ export interface FetchHandlerOptions {
 
 export type FetchHandler = (request: Request, ctx?: FetchContext) => Promise<Response>;
 
+/**
+ * A Fetch API handler for the receiver: `(request, ctx?) => Promise<Response>`, for Next.js, Bun, Deno and
+ * Cloudflare Workers (the handlers run under `ctx.waitUntil` when the runtime gives one).
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { fetchHandler } from 'chat-webhooks/fetch';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.id));
+ *
+ * // Next.js app router: app/webhooks/route.ts
+ * export const POST = fetchHandler(webhooks);
+ * ```
+ */
 export function fetchHandler(webhooks: Webhooks, options: FetchHandlerOptions = {}): FetchHandler {
   rejectUnknownOptions('fetchHandler', options, Object.keys({ path: true, awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof FetchHandlerOptions, true>));
   const { path, awaitHandlers = false, handlerTimeoutMs } = options;
@@ -50,41 +67,4 @@ export function fetchHandler(webhooks: Webhooks, options: FetchHandlerOptions = 
     else if (awaitHandlers) await response.done;
     return new Response(response.body, { status: response.status, headers: response.headers });
   };
-}
-
-/**
- * Reads the request stream up to the limit: past `maxBytes` it cancels the stream and resolves with what it
- * has (the receiver answers 413), so an oversized body is never pulled whole.
- */
-export function fetchBodyReader(request: Request): BodyReader {
-  return async (maxBytes) => {
-    // A body something else already read resolves empty instead of throwing on a locked stream.
-    if (!request.body || request.bodyUsed) return new Uint8Array(0);
-    const reader = request.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-      if (size > maxBytes) {
-        // Not awaited: a source may take its time to tear down, and the answer does not depend on it.
-        reader.cancel().catch(() => undefined);
-        break;
-      }
-    }
-    return concat(chunks, size);
-  };
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }

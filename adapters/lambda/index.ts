@@ -54,6 +54,21 @@ const SAFETY_MARGIN_MS = 300;
 /** How much longer than the budget the adapter waits for the receiver's own timeout to settle `done`. */
 const GRACE_MS = 100;
 
+/**
+ * An AWS Lambda handler for the receiver behind API Gateway (v1 and v2), a function URL or an ALB: the
+ * handlers run within `timeBudgetMs` before the answer, or `enqueue` hands each event to a queue.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { lambdaHandler } from 'chat-webhooks/lambda';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', async (event) => console.log(event.data.message.id));
+ *
+ * export const handler = lambdaHandler(webhooks, { timeBudgetMs: 1500 });
+ * ```
+ */
 export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
   // Stryker disable next-line BooleanLiteral: equivalent: only the keys are read; `true` just satisfies the type
   rejectUnknownOptions('lambdaHandler', options, Object.keys({ timeBudgetMs: true, enqueue: true, path: true } satisfies Record<keyof LambdaHandlerOptions, true>));

@@ -15,6 +15,21 @@ export interface NodeMiddlewareOptions {
 
 export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
 
+/**
+ * A `node:http` request listener (or Connect-style middleware) for the receiver.
+ *
+ * @example
+ * ```ts
+ * import { createServer } from 'node:http';
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { nodeMiddleware } from 'chat-webhooks/node';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.id));
+ *
+ * createServer(nodeMiddleware(webhooks, { path: '/webhooks' })).listen(3000);
+ * ```
+ */
 export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOptions = {}): NodeMiddleware {
   rejectUnknownOptions('nodeMiddleware', options, Object.keys({ path: true } satisfies Record<keyof NodeMiddlewareOptions, true>));
   const { path } = options;

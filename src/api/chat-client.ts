@@ -93,6 +93,17 @@ export interface ChatClient {
 
 const WHAT = 'createChatClient';
 
+/**
+ * A client of the chat REST interface; a bad `appId`, an unknown region or an empty key throws here.
+ *
+ * @example
+ * ```ts
+ * import { createChatClient } from 'chat-webhooks/api';
+ *
+ * const chat = createChatClient({ appId: process.env.CHAT_APP_ID!, region: 'eu', apiKey: process.env.CHAT_API_KEY! });
+ * for await (const user of chat.users.each({ perPage: 100 })) console.log(user.uid, user.status);
+ * ```
+ */
 export function createChatClient(options: ChatClientOptions): ChatClient {
   if (options === null || typeof options !== 'object') {
     throw new ValidationError(`${WHAT} needs { appId, region, apiKey } (or { baseUrl, apiKey }).`);

@@ -26,7 +26,17 @@ function isHttpUrl(text: string): boolean {
 }
 const httpUrl = (name: string) => required(name).refine(isHttpUrl, `${name} must be a valid http(s) URL`);
 
-/** An IANA zone name (`Europe/Paris`, `UTC`), not an offset (`+01:00`), that this runtime knows. */
+/**
+ * An IANA zone name (`Europe/Paris`, `UTC`), not an offset (`+01:00`), that this runtime knows.
+ *
+ * @example
+ * ```ts
+ * import { isIanaTimeZone } from 'chat-webhooks/api';
+ *
+ * isIanaTimeZone('Europe/Paris'); // true
+ * isIanaTimeZone('+01:00'); // false: an offset, not a zone
+ * ```
+ */
 export function isIanaTimeZone(zone: string): boolean {
   if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(zone)) return false;
   try {
@@ -153,7 +163,18 @@ export type FormFieldInput = z.input<typeof knownFormFieldSchema>;
 const isKnownType = (type: unknown): type is KnownFormElementType =>
   typeof type === 'string' && (formElementTypes as readonly string[]).includes(type);
 
-/** Whether a parsed element is of a type this version knows (narrows `FormField`). */
+/**
+ * Whether a parsed element is of a type this version knows (narrows `FormField`).
+ *
+ * @example
+ * ```ts
+ * import { formFieldSchema, isKnownFormField } from 'chat-webhooks/api';
+ *
+ * const field = formFieldSchema.parse({ elementType: 'textInput', elementId: 'name', label: 'Name' });
+ * if (isKnownFormField(field)) console.log(field.elementType);
+ * else console.log('an element type this version does not know');
+ * ```
+ */
 export function isKnownFormField(field: FormField): field is KnownFormField {
   return isKnownType(field.elementType);
 }

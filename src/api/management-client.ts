@@ -31,6 +31,17 @@ export interface ManagementClient {
 
 const WHAT = 'createManagementClient';
 
+/**
+ * A client of the multi-tenancy management interface (creating apps).
+ *
+ * @example
+ * ```ts
+ * import { createManagementClient } from 'chat-webhooks/api';
+ *
+ * const management = createManagementClient({ key: process.env.MGMT_KEY!, secret: process.env.MGMT_SECRET!, baseUrl: process.env.MGMT_URL! });
+ * const app = await management.apps.create({ name: 'Support desk', region: 'eu' });
+ * ```
+ */
 export function createManagementClient(options: ManagementClientOptions): ManagementClient {
   if (options === null || typeof options !== 'object') throw new ValidationError(`${WHAT} needs { key, secret, baseUrl }.`);
   const key = checkSecret(options.key, 'key', WHAT);

@@ -33,6 +33,13 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
 /**
  * The bytes `data` counts toward the 10 KB limit: its compact JSON in UTF-8, attachment files left out.
  * Throws a TypeError when `data` cannot be serialized (a cycle, a BigInt).
+ *
+ * @example
+ * ```ts
+ * import { messageDataSize } from 'chat-webhooks/api';
+ *
+ * messageDataSize({ text: 'héllo' }); // 17: {"text":"héllo"} in UTF-8, against the 10 240-byte limit
+ * ```
  */
 export function messageDataSize(data: Record<string, unknown>): number {
   const counted = Array.isArray(data.attachments)

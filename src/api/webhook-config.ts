@@ -63,6 +63,15 @@ export interface WebhookAuthConfig {
  * `useBasicAuth` is true, `false` otherwise, which turns authentication off: any request that reaches the
  * endpoint is then accepted. Throws a `ValidationError` (never showing the password) when Basic auth is on
  * and a credential is missing.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { authFromWebhookConfig, webhookConfigSchema } from 'chat-webhooks/api';
+ *
+ * const config = webhookConfigSchema.parse(JSON.parse(process.env.WEBHOOK_CONFIG!));
+ * const webhooks = createWebhooks({ auth: authFromWebhookConfig(config) });
+ * ```
  */
 export function authFromWebhookConfig(config: WebhookAuthConfig): { username: string; password: string } | false {
   if (config === null || typeof config !== 'object') throw new ValidationError('authFromWebhookConfig needs a webhook configuration object.');

@@ -28,6 +28,8 @@ export interface Captured {
   key?: string;
   /** A repeat of an accepted delivery: the receiver answered 200 and did not run the handlers again. */
   duplicate: boolean;
+  /** The request's headers (lower-case names), credentials masked: `Basic ••••••`. */
+  headers: Record<string, string>;
   /** The body exactly as received (UTF-8). */
   rawBody: string;
   forward?: { url: string; status?: number; ms: number; error?: string };
@@ -36,6 +38,8 @@ export interface Captured {
 export interface Arrival {
   method: string;
   path: string;
+  /** As received; masked here. */
+  headers: Record<string, string>;
   status: number;
   answer: string;
   rawBody: string;
@@ -50,22 +54,50 @@ const REFUSAL_CODES: Record<number, string> = {
   503: 'unavailable',
 };
 
+/** Headers whose value is a credential, or may be one: shown as `••••••` (after the scheme, for Authorization). */
+const SECRET_HEADER = /^(authorization|proxy-authorization|cookie|set-cookie)$|token|secret|password|api-?key|session/i;
+const MASK = '••••••';
+
+export function maskHeaders(headers: Record<string, string>): Record<string, string> {
+  const masked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const scheme = /^(authorization|proxy-authorization)$/i.test(name) ? /^\S+(?=\s)/.exec(value)?.[0] : undefined;
+    masked[name] = SECRET_HEADER.test(name) ? (scheme ? `${scheme} ${MASK}` : MASK) : value;
+  }
+  return masked;
+}
+
 /**
  * Turns arrivals into records. Repeats are recognised as the receiver's inbox recognises them: by the same
- * key function, over the same window, counting only deliveries it stored (valid or unknown, not invalid).
+ * key function, over the same window and with the same bound on how many keys are kept (the oldest go
+ * first), counting only deliveries it stored (valid or unknown, not invalid).
  */
 export class Recorder {
   #seq = 0;
-  /** Key → when it was stored. */
+  /** Key → when it was stored; Map order is the order they were stored in. */
   readonly #seen = new Map<string, number>();
 
-  constructor(private readonly windowMs: number) {}
+  constructor(
+    private readonly windowMs: number,
+    private readonly maxKeys: number,
+  ) {}
 
   #repeats(key: string, now: number): boolean {
     const stored = this.#seen.get(key);
     if (stored !== undefined && now - stored < this.windowMs) return true;
+    // Re-inserted, so it moves to the end: the first key in the map is always the oldest.
+    this.#seen.delete(key);
     this.#seen.set(key, now);
+    for (const [oldest, at] of this.#seen) {
+      if (this.#seen.size <= this.maxKeys && now - at < this.windowMs) break;
+      this.#seen.delete(oldest);
+    }
     return false;
+  }
+
+  /** How many keys it remembers (at most `maxKeys`). */
+  get remembered(): number {
+    return this.#seen.size;
   }
 
   record(arrival: Arrival): Captured {
@@ -85,6 +117,7 @@ export class Recorder {
       fields: event ? keyFields(event) : [],
       ...(key !== undefined ? { key } : {}),
       duplicate,
+      headers: maskHeaders(arrival.headers),
       rawBody: arrival.rawBody,
     };
     if (!accepted) {

@@ -1,5 +1,5 @@
 /**
- * `inbox stats|list|retry|purge`: looks into a durable inbox (SQLite file or Redis) and acts on it, through
+ * `inbox stats|list|show|retry|purge`: looks into a durable inbox (SQLite file or Redis) and acts on it, through
  * the store's own admin methods (the Inbox port). The store's module is loaded only when asked for, so its
  * optional peer (better-sqlite3; bullmq and ioredis) is needed only by those who use it.
  */
@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { Inbox, InboxListing, InboxState } from '../index.js';
-import { EXIT_OK, failure, usageError } from './errors.js';
+import { CliError, EXIT_FAILED, EXIT_OK, failure, usageError } from './errors.js';
+import { entryOf, findEntries, noSuchKey } from './inbox-entries.js';
 import { Output } from './output.js';
 import { positiveInteger } from './parsers.js';
+import { didYouMean } from './suggest.js';
 
 interface StoreOptions {
   sqlite?: string;
@@ -19,17 +21,21 @@ interface StoreOptions {
 }
 
 const STATES = ['pending', 'running', 'done', 'dead'] as const;
-/** How long the store may take to connect, and then to answer. */
+/**
+ * How long the store may take to connect and answer a first question. Only that is timed: an action itself
+ * (retrying 100 000 dead entries, say) goes on in batches for as long as it takes, rather than being cut in
+ * half by a limit and reported failed while part of it was done.
+ */
 const STORE_TIMEOUT_MS = 5000;
 
 function stateOption(value: string): InboxState {
   if ((STATES as readonly string[]).includes(value)) return value as InboxState;
-  throw new InvalidArgumentError(`Expected one of ${STATES.join(', ')}.`);
+  throw new InvalidArgumentError(`Expected one of ${STATES.join(', ')}.${didYouMean(value, STATES)}`);
 }
 
-function missingPeer(cause: unknown, name: string): never {
-  const code = (cause as NodeJS.ErrnoException).code;
-  if (code === 'ERR_MODULE_NOT_FOUND') throw failure(`The ${name} inbox needs its optional peer: ${(cause as Error).message.match(/'([^']+)'/)?.[1] ?? name} (npm install it).`);
+/** The store's module says which optional peer it lacks and how to install it: that sentence is the message. */
+function missingPeer(cause: unknown): never {
+  if ((cause as NodeJS.ErrnoException).code === 'ERR_CHAT_WEBHOOKS_MISSING_PEER') throw failure((cause as Error).message);
   throw cause;
 }
 
@@ -38,10 +44,10 @@ async function openStore(options: StoreOptions): Promise<Inbox> {
   if (options.sqlite !== undefined) {
     // Opening a path that does not exist would create an empty database and report nothing wrong.
     if (!existsSync(options.sqlite)) throw usageError(`No such file: ${options.sqlite}.`);
-    const { sqliteInbox } = await import('../inbox/sqlite.js').catch((cause: unknown) => missingPeer(cause, 'SQLite'));
+    const { sqliteInbox } = await import('../inbox/sqlite.js').catch((cause: unknown) => missingPeer(cause));
     return sqliteInbox({ path: options.sqlite });
   }
-  const { redisInbox } = await import('../inbox/redis.js').catch((cause: unknown) => missingPeer(cause, 'Redis'));
+  const { redisInbox } = await import('../inbox/redis.js').catch((cause: unknown) => missingPeer(cause));
   return redisInbox({
     url: options.redis as string,
     // A command line gives up on a server that does not answer instead of waiting for it forever.
@@ -51,7 +57,7 @@ async function openStore(options: StoreOptions): Promise<Inbox> {
 }
 
 /** Opens the store, runs `work`, always closes it; a store that fails is exit 1 with its message. */
-async function withStore(options: StoreOptions, work: (inbox: Inbox, output: Output) => Promise<void>): Promise<number> {
+async function withStore(options: StoreOptions, work: (inbox: Inbox, output: Output) => Promise<number | void>): Promise<number> {
   const inbox = await openStore(options);
   const output = new Output(options);
   let timer: NodeJS.Timeout | undefined;
@@ -59,19 +65,21 @@ async function withStore(options: StoreOptions, work: (inbox: Inbox, output: Out
     timer = setTimeout(() => reject(new Error(`no answer in ${STORE_TIMEOUT_MS / 1000} s`)), STORE_TIMEOUT_MS);
   });
   try {
-    await Promise.race([work(inbox, output), timeout]);
+    await Promise.race([inbox.stats(), timeout]);
+    clearTimeout(timer);
+    return (await work(inbox, output)) ?? EXIT_OK;
   } catch (cause) {
+    if (cause instanceof CliError) throw cause;
     throw failure(`The ${inbox.kind} inbox failed: ${cause instanceof Error ? cause.message : String(cause)}`);
   } finally {
     clearTimeout(timer);
     await Promise.race([inbox.close().catch(() => undefined), sleep(1000)]);
   }
-  return EXIT_OK;
 }
 
+/** In `--json`, the whole entry: its event and raw body too (where the store still holds them). */
 function printListing(output: Output, entry: InboxListing): void {
-  const { rawBody: _rawBody, event: _event, ...summary } = entry;
-  output.record({ ...summary, receivedAt: new Date(entry.receivedAt).toISOString() });
+  output.record({ ...entry, receivedAt: new Date(entry.receivedAt).toISOString() });
   const when = new Date(entry.receivedAt).toISOString().replace('T', ' ').slice(0, 19);
   const state = entry.state === 'dead' ? output.color.red(entry.state) : entry.state;
   output.line(`${state.padEnd(7)} ${when}  ${output.color.bold(entry.trigger)}  attempts ${entry.attempts}  ${output.color.dim(entry.key)}`);
@@ -116,15 +124,49 @@ function listCommand(): Command {
     });
 }
 
+function showCommand(): Command {
+  return storeCommand('show', 'One entry: its state, attempts, last error, event and the raw body as received.')
+    .argument('<key>', 'the idempotency key, from `inbox list`')
+    .addHelpText('after', example('show <key> --sqlite ./webhooks.db'))
+    .action(async (key: string, options: StoreOptions) => {
+      process.exitCode = await withStore(options, async (inbox, output) => {
+        const entry = await entryOf(inbox, key);
+        printListing(output, entry);
+        if (entry.event === undefined && entry.rawBody === undefined) {
+          output.line(output.color.dim('(the store no longer holds its event: done entries keep only their key)'));
+          return;
+        }
+        output.line(`\n${output.color.bold('event')}\n${JSON.stringify(entry.event, null, 2)}`);
+        output.line(`\n${output.color.bold('raw body')}\n${entry.rawBody}`);
+      });
+    });
+}
+
+/** Keys given: each one is retried if dead; one that is unknown or not dead is said so, and the exit is 1. */
+async function retryKeys(inbox: Inbox, output: Output, keys: string[]): Promise<number> {
+  const found = await findEntries(inbox, keys);
+  const dead = keys.filter((key) => found.get(key)?.state === 'dead');
+  for (const key of keys.filter((key) => !dead.includes(key))) {
+    const entry = found.get(key);
+    output.note(entry ? `"${key}" is ${entry.state}, not dead: nothing to retry.` : await noSuchKey(inbox, key));
+  }
+  const retried = dead.length > 0 ? await inbox.retry(dead) : 0;
+  output.record({ retried });
+  output.line(`${retried} dead ${retried === 1 ? 'entry is' : 'entries are'} pending again`);
+  return retried === keys.length ? EXIT_OK : EXIT_FAILED;
+}
+
 function retryCommand(): Command {
   return storeCommand('retry', 'Make dead entries pending again (all, or the keys given), attempts reset.')
     .argument('[keys...]', 'idempotency keys from `inbox list`; none: every dead entry')
     .addHelpText('after', example('retry --sqlite ./webhooks.db'))
     .action(async (keys: string[], options: StoreOptions) => {
       process.exitCode = await withStore(options, async (inbox, output) => {
-        const retried = await inbox.retry(keys.length > 0 ? keys : undefined);
+        if (keys.length > 0) return retryKeys(inbox, output, keys);
+        const retried = await inbox.retry();
         output.record({ retried });
         output.line(`${retried} dead ${retried === 1 ? 'entry is' : 'entries are'} pending again`);
+        return EXIT_OK;
       });
     });
 }
@@ -150,9 +192,10 @@ function purgeCommand(): Command {
 
 export function inboxCommand(): Command {
   return new Command('inbox')
-    .description('Look into a durable inbox (SQLite or Redis): stats, list, retry dead entries, purge.')
+    .description('Look into a durable inbox (SQLite or Redis): stats, list, show one entry, retry dead entries, purge.')
     .addCommand(statsCommand())
     .addCommand(listCommand())
+    .addCommand(showCommand())
     .addCommand(retryCommand())
     .addCommand(purgeCommand())
     .addHelpText(
@@ -161,6 +204,7 @@ export function inboxCommand(): Command {
 Examples:
   $ chat-webhooks inbox stats --sqlite ./webhooks.db
   $ chat-webhooks inbox list --state dead --sqlite ./webhooks.db
+  $ chat-webhooks inbox show '2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421' --sqlite ./webhooks.db
   $ chat-webhooks inbox retry --redis redis://localhost:6379
   $ chat-webhooks inbox purge --state done --sqlite ./webhooks.db --json`,
     );

@@ -9,22 +9,32 @@ import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { nodeMiddleware } from '../../adapters/node/index.js';
-import { createWebhooks, memoryInbox } from '../index.js';
+import { createWebhooks, isKnownTrigger, memoryInbox, triggers } from '../index.js';
 import { Recorder, type Captured } from './captured.js';
+import { collectEvery } from './collect.js';
 import { EXIT_OK, failure } from './errors.js';
 import { Output } from './output.js';
+import { allowedHosts } from './page/guard.js';
 import { LiveFeed } from './page/live-feed.js';
-import { pageHtml } from './page/html.js';
+import { isPageRequest, servePage, type PageRoutes } from './page/routes.js';
 import { httpUrl, port } from './parsers.js';
-import { credentialsFrom, deliver } from './post.js';
-import { printDelivery } from './print-delivery.js';
+import { credentialsFrom, deliver, type Credentials } from './post.js';
+import { printDelivery, printForward } from './print-delivery.js';
 import { authOptions } from './shared-options.js';
+import { didYouMean } from './suggest.js';
 
 /** How long a refused request's body may take to arrive after the answer before it is recorded as it is. */
 const BODY_GRACE_MS = 250;
 
-/** How long a key counts as seen (the memory inbox's default). */
+/** The receiver's body limit (its default `maxBodyBytes`): what a record keeps of a body at most. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** How long a key counts as seen, and how many are remembered (the memory inbox's defaults). */
 const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+const DUPLICATE_MAX_KEYS = 10_000;
+
+/** Bodies received between two full garbage collections (collect.ts). */
+const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
 
 interface ListenOptions {
   port: number;
@@ -33,6 +43,7 @@ interface ListenOptions {
   password?: string;
   json?: boolean;
   forward?: string;
+  events?: string[];
 }
 
 /** The headers of a delivery that a forward keeps: what the app's own receiver checks. */
@@ -48,7 +59,13 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
 /** Collects the request body and the answer's text as they pass, without taking them from the adapter. */
 function tap(req: IncomingMessage, res: ServerResponse): () => Promise<{ rawBody: string; answer: string }> {
   const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  let kept = 0;
+  // What the receiver reads at most: past it the answer is 413 and the rest, drained for a moment, is not kept.
+  req.on('data', (chunk: Buffer) => {
+    if (kept >= MAX_BODY_BYTES) return;
+    chunks.push(chunk.subarray(0, MAX_BODY_BYTES - kept));
+    kept += chunk.length;
+  });
   let answer = '';
   const end = res.end as (...args: unknown[]) => ServerResponse;
   res.end = function (this: ServerResponse, ...args: unknown[]) {
@@ -62,19 +79,6 @@ function tap(req: IncomingMessage, res: ServerResponse): () => Promise<{ rawBody
     await Promise.race([done(req), sleep(BODY_GRACE_MS)]);
     return { rawBody: Buffer.concat(chunks).toString('utf8'), answer };
   };
-}
-
-function serveStatic(req: IncomingMessage, res: ServerResponse, feed: LiveFeed): void {
-  const path = (req.url ?? '/').split('?')[0];
-  if (path === '/') {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(req.method === 'HEAD' ? undefined : pageHtml());
-  } else if (path === '/events') {
-    feed.subscribe(req, res);
-  } else {
-    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end('Not found. POST webhooks to any path; the live page is at /.\n');
-  }
 }
 
 async function startServer(server: Server, options: ListenOptions): Promise<AddressInfo> {
@@ -93,6 +97,42 @@ async function startServer(server: Server, options: ListenOptions): Promise<Addr
   return server.address() as AddressInfo;
 }
 
+
+/** Every header as received (lower-case names, repeated ones joined as node joins them). */
+function requestHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** `--events a,b`: the triggers to show; a name this version does not know is kept, with a did-you-mean. */
+function eventsFilter(names: string[] | undefined, output: Output): ((record: Captured) => boolean) | undefined {
+  if (names === undefined) return undefined;
+  for (const name of names) {
+    if (!isKnownTrigger(name)) output.note(`Note: --events names "${name}", which is not a known trigger.${didYouMean(name, triggers)}`);
+  }
+  const wanted = new Set(names);
+  // A delivery with no readable trigger (refused before its body was read, not JSON) is always shown: it
+  // says something is wrong.
+  return (record) => record.trigger === undefined || wanted.has(record.trigger);
+}
+
+function banner(output: Output, options: ListenOptions, address: AddressInfo, auth: Credentials | undefined): void {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const base = `http://${host}:${address.port}/`;
+  const page = options.host === '0.0.0.0' || options.host === '::' ? `http://localhost:${address.port}/` : base;
+  const details = [`Basic auth ${auth ? 'required' : 'off'}`];
+  if (options.forward) details.push(`forwarding to ${options.forward}`);
+  if (options.events) details.push(`showing only ${options.events.join(', ')}`);
+  output.note(
+    `Listening on ${base} (${details.join(', ')}).` +
+      `\nPOST webhooks to any path; live page at ${page}. Ctrl-C to stop.` +
+      `\nFor the platform to reach it, expose the port with a tunnel: cloudflared tunnel --url http://localhost:${address.port}`,
+  );
+}
+
 function waitForSignal(): Promise<void> {
   return new Promise((resolve) => {
     process.once('SIGINT', resolve);
@@ -100,66 +140,94 @@ function waitForSignal(): Promise<void> {
   });
 }
 
-export async function listen(options: ListenOptions): Promise<number> {
-  const auth = credentialsFrom(options);
-  const output = new Output({ json: options.json === true });
+interface Listening {
+  server: Server;
+  routes: PageRoutes;
+  /** Stops, giving running handlers 2 s. */
+  close(): Promise<void>;
+  /** Stops at once (listening failed). */
+  abort(): Promise<void>;
+}
+
+/** The receiver, the recorder, the feed and the server that joins them; not yet listening. */
+function assemble(options: ListenOptions, output: Output, auth: Credentials | undefined): Listening {
   // An inbox makes the receiver recognise repeats by idempotency key (as a durable one would), not by bytes.
   // Refusals and invalid payloads are shown from each delivery's record: the package's own log would repeat them.
   const webhooks = createWebhooks({
     auth: auth ?? false,
-    inbox: memoryInbox({ windowMs: DUPLICATE_WINDOW_MS }),
+    inbox: memoryInbox({ windowMs: DUPLICATE_WINDOW_MS, maxKeys: DUPLICATE_MAX_KEYS }),
     logger: {},
   });
   const middleware = nodeMiddleware(webhooks);
-  const recorder = new Recorder(DUPLICATE_WINDOW_MS);
-  const feed = new LiveFeed();
+  const recorder = new Recorder(DUPLICATE_WINDOW_MS, DUPLICATE_MAX_KEYS);
+  const feed = new LiveFeed<Record<string, string>>();
+  const shown = eventsFilter(options.events, output) ?? (() => true);
+  const forward = options.forward;
+  const collect = collectEvery(COLLECT_EVERY_BYTES);
 
-  async function received(req: IncomingMessage, arrival: () => Promise<{ rawBody: string; answer: string }>, res: ServerResponse) {
+  async function received(req: IncomingMessage, arrival: ReturnType<typeof tap>, res: ServerResponse) {
     const { rawBody, answer } = await arrival();
-    const record: Captured = recorder.record({
-      method: req.method ?? 'POST',
-      path: req.url ?? '/',
-      status: res.statusCode,
-      answer,
-      rawBody,
-    });
-    if (options.forward && record.status < 300) {
-      const result = await deliver(rawBody, { url: options.forward, headers: forwardedHeaders(req) });
-      record.forward = { url: options.forward, ...result };
-    }
+    collect(rawBody.length);
+    const headers = requestHeaders(req);
+    const record: Captured = recorder.record({ method: req.method ?? 'POST', path: req.url ?? '/', status: res.statusCode, answer, headers, rawBody });
+    const kept = forwardedHeaders(req);
+    if (forward && record.status < 300) record.forward = { url: forward, ...(await deliver(rawBody, { url: forward, headers: kept })) };
+    if (!shown(record)) return;
     output.record(record);
     printDelivery(output, record);
-    feed.publish(record);
+    feed.publish(record, kept);
   }
 
+  const routes: PageRoutes = {
+    feed,
+    allowed: new Set(),
+    ...(auth ? { user: auth.username } : {}),
+    ...(forward ? { forward } : {}),
+    async resend(seq) {
+      const entry = feed.find(seq);
+      if (!entry || !forward) return undefined;
+      const result = await deliver(entry.record.rawBody, { url: forward, headers: entry.extra });
+      printForward(output, { url: forward, ...result }, `↻ #${seq} resent to`);
+      return result;
+    },
+  };
   const server = createServer((req, res) => {
-    if (req.method === 'GET' || req.method === 'HEAD') return serveStatic(req, res, feed);
+    if (isPageRequest(req)) return servePage(req, res, routes);
     const arrival = tap(req, res);
     middleware(req, res);
     void received(req, arrival, res);
   });
+  const close = async (timeoutMs: number) => {
+    feed.close();
+    server.close();
+    server.closeAllConnections();
+    await webhooks.close({ timeoutMs });
+  };
+  return { server, routes, close: () => close(2_000), abort: () => close(0) };
+}
+
+export async function listen(options: ListenOptions): Promise<number> {
+  const auth = credentialsFrom(options);
+  const output = new Output({ json: options.json === true });
+  const parts = assemble(options, output, auth);
   let address: AddressInfo;
   try {
-    address = await startServer(server, options);
+    address = await startServer(parts.server, options);
   } catch (error) {
     // The receiver's in-process worker would keep the process alive after the error.
-    await webhooks.close({ timeoutMs: 0 });
+    await parts.abort();
     throw error;
   }
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const base = `http://${host}:${address.port}/`;
-  output.note(
-    `Listening on ${base} (Basic auth ${auth ? 'required' : 'off'}${options.forward ? `, forwarding to ${options.forward}` : ''}).` +
-      `\nPOST webhooks to any path; live page at ${base}. Ctrl-C to stop.`,
-  );
-
+  // Known only now: with --port 0 the port is picked by the system.
+  parts.routes.allowed = allowedHosts(options.host, address.port);
+  banner(output, options, address, auth);
   await waitForSignal();
-  feed.close();
-  server.close();
-  server.closeAllConnections();
-  await webhooks.close({ timeoutMs: 2_000 });
+  await parts.close();
   return EXIT_OK;
 }
+
+/** `--events a,b,c` → the names, blanks dropped. */
+const triggerList = (value: string) => value.split(',').map((name) => name.trim()).filter((name) => name !== '');
 
 export function listenCommand(): Command {
   return authOptions(
@@ -169,13 +237,23 @@ export function listenCommand(): Command {
       .option('--host <host>', 'address to listen on', '127.0.0.1'),
   )
     .option('--json', 'one JSON line per delivery (what `replay` and `validate` read)')
-    .option('--forward <url>', "also send each accepted delivery to your own server, headers included", httpUrl)
+    .option('--forward <url>', 'also send each accepted delivery to your own server, headers included', httpUrl)
+    .option('--events <triggers>', 'show and capture only these triggers (comma-separated); others are still answered and forwarded', triggerList)
     .addHelpText(
       'after',
       `
+Reaching it from the platform:
+  The platform delivers over the internet, so a port on your machine needs a public HTTPS address first. A
+  tunnel gives one; point the webhook's URL at it (any path) with the same --user/--password:
+    $ cloudflared tunnel --url http://localhost:3000     # prints https://<random>.trycloudflare.com
+    $ ngrok http 3000                                    # prints https://<random>.ngrok-free.app
+  The live page and its feed answer only on localhost (a request naming another host gets 421), so the
+  tunnel's address serves webhooks, never the page.
+
 Examples:
   $ chat-webhooks listen --port 3000
   $ chat-webhooks listen --user app --password s3cret --forward http://localhost:8080/webhooks
+  $ chat-webhooks listen --events message_sent,message_edited
   $ chat-webhooks listen --json > captured.ndjson`,
     )
     .action(async (options: ListenOptions) => {

@@ -3,6 +3,7 @@
  * Colors only when the stream is a TTY and `NO_COLOR` is unset or empty (https://no-color.org).
  */
 import type { Writable } from 'node:stream';
+import { escapeControl } from '../index.js';
 
 type Paint = (text: string) => string;
 
@@ -64,9 +65,10 @@ export class Output {
     if (!this.json) this.out.write(`${text}\n`);
   }
 
-  /** One NDJSON record in `--json` mode; nothing otherwise. */
+  /** One NDJSON record in `--json` mode; nothing otherwise. JSON leaves C1 controls and U+2028/2029 raw: they
+   * are escaped too (still the same JSON), so a record shown on a terminal cannot drive it. */
   record(value: unknown): void {
-    if (this.json) this.out.write(`${JSON.stringify(value)}\n`);
+    if (this.json) this.out.write(`${escapeControl(JSON.stringify(value))}\n`);
   }
 
   /** A note for a person on stderr, so it never mixes into NDJSON on stdout. */

@@ -11,6 +11,8 @@ export interface Document {
   line: number;
   /** The delivery's body as text. */
   body: string;
+  /** A `listen --json` record of a delivery the receiver refused (401, 405, 413, ...). */
+  refused?: true;
 }
 
 export async function readInput(source: string): Promise<string> {
@@ -32,15 +34,17 @@ const parses = (text: string) => {
   }
 };
 
-/** The delivery a line holds: a `listen --json` record's raw body, or the line itself. */
-function bodyOf(text: string): string {
+/** The delivery a line holds: a `listen --json` record's raw body (and whether it was refused), or the line itself. */
+function bodyOf(text: string): { body: string; refused?: true } {
   try {
-    const value = JSON.parse(text) as { rawBody?: unknown; seq?: unknown };
-    if (value && typeof value === 'object' && typeof value.rawBody === 'string' && typeof value.seq === 'number') return value.rawBody;
+    const value = JSON.parse(text) as { rawBody?: unknown; seq?: unknown; verdict?: unknown };
+    if (value && typeof value === 'object' && typeof value.rawBody === 'string' && typeof value.seq === 'number') {
+      return { body: value.rawBody, ...(value.verdict === 'refused' ? { refused: true as const } : {}) };
+    }
   } catch {
     // Not JSON: the receiver's parser reports it.
   }
-  return text;
+  return { body: text };
 }
 
 /** Splits input into documents: the whole text when it is one JSON value (or one broken one), else its lines. */
@@ -49,6 +53,6 @@ export function splitDocuments(input: string): Document[] {
   const first = lines.findIndex((line) => line.trim() !== '');
   if (first === -1) return [{ line: 1, body: input }];
   const ndjson = !parses(input) && parses(lines[first] as string);
-  if (!ndjson) return [{ line: first + 1, body: bodyOf(input.trim()) }];
-  return lines.flatMap((line, index) => (line.trim() === '' ? [] : [{ line: index + 1, body: bodyOf(line) }]));
+  if (!ndjson) return [{ line: first + 1, ...bodyOf(input.trim()) }];
+  return lines.flatMap((line, index) => (line.trim() === '' ? [] : [{ line: index + 1, ...bodyOf(line) }]));
 }

@@ -4,7 +4,7 @@ import { EXIT_FAILED, EXIT_OK, usageError } from './errors.js';
 import { Output } from './output.js';
 import { httpUrl, positiveNumber } from './parsers.js';
 import { credentialsFrom } from './post.js';
-import { readInput, splitDocuments } from './read-input.js';
+import { readInput, splitDocuments, type Document } from './read-input.js';
 import { runDeliveries, type Outgoing } from './run-deliveries.js';
 import { authOptions } from './shared-options.js';
 
@@ -15,6 +15,7 @@ interface ReplayOptions {
   password?: string;
   json?: boolean;
   progress?: boolean;
+  includeRefused?: boolean;
 }
 
 function labelOf(body: string, line: number): string {
@@ -26,12 +27,29 @@ function labelOf(body: string, line: number): string {
   }
 }
 
+/**
+ * What a capture holds to re-send: deliveries the receiver refused when captured (bad credentials, a wrong
+ * method, an oversized body) are left out unless asked for, as the platform would not have them accepted either;
+ * a note on stderr says how many and where.
+ */
+function deliveriesOf(documents: Document[], source: string, options: ReplayOptions, output: Output): Outgoing[] {
+  const present = documents.filter(({ body }) => body.trim() !== '');
+  const refused = options.includeRefused ? [] : present.filter((document) => document.refused);
+  const items = present.filter((document) => !refused.includes(document)).map(({ body, line }) => ({ body, label: labelOf(body, line) }));
+  if (refused.length > 0) {
+    const lines = refused.map(({ line }) => line).join(', ');
+    const what = refused.length === 1 ? 'delivery refused when captured (line' : 'deliveries refused when captured (lines';
+    output.note(`Skipped ${refused.length} ${what} ${lines}); --include-refused sends them too.`);
+  }
+  if (items.length === 0) {
+    throw usageError(refused.length > 0 ? `${source} holds only refused deliveries; --include-refused sends them.` : `${source} holds no deliveries.`);
+  }
+  return items;
+}
+
 export async function replay(source: string, options: ReplayOptions): Promise<number> {
-  const documents = splitDocuments(await readInput(source));
-  const items: Outgoing[] = documents
-    .filter(({ body }) => body.trim() !== '')
-    .map(({ body, line }) => ({ body, label: labelOf(body, line) }));
-  if (items.length === 0) throw usageError(`${source} holds no deliveries.`);
+  const output = new Output({ json: options.json === true });
+  const items = deliveriesOf(splitDocuments(await readInput(source)), source, options, output);
   const summary = await runDeliveries(items, {
     target: { url: options.url, auth: credentialsFrom(options) },
     total: items.length,
@@ -39,7 +57,7 @@ export async function replay(source: string, options: ReplayOptions): Promise<nu
     concurrency: 1,
     rate: options.rate,
     progress: options.progress,
-    output: new Output({ json: options.json === true }),
+    output,
   });
   return summary.failed === 0 ? EXIT_OK : EXIT_FAILED;
 }
@@ -52,6 +70,7 @@ export function replayCommand(): Command {
       .requiredOption('--url <url>', 'the receiver to post to', httpUrl),
   )
     .option('--rate <n>', 'at most n deliveries a second (default: each as soon as the last was answered)', positiveNumber)
+    .option('--include-refused', 'also re-send the deliveries the receiver refused when they were captured')
     .option('--json', 'one JSON line per delivery, then a summary line')
     .option('--progress', 'show the progress bar even when stderr is not a terminal')
     .option('--no-progress', 'never show the progress bar')

@@ -23,6 +23,8 @@ export interface RunOptions {
   rate?: number | undefined;
   /** Force the progress bar on or off; by default it shows on a terminal when there is more than one. */
   progress?: boolean | undefined;
+  /** Only the summary (printed even for one delivery): no line per delivery. */
+  quiet?: boolean;
   output: Output;
 }
 
@@ -74,7 +76,7 @@ export async function runDeliveries(items: Iterable<Outgoing>, options: RunOptio
       if (wait > 0) await sleep(wait);
       const result = await deliver(step.value.body, options.target);
       results.push(result);
-      const print = () => printResult(output, index, step.value, result);
+      const print = () => (options.quiet ? undefined : printResult(output, index, step.value, result));
       if (bar) {
         bar.above(print);
         bar.tick(isSuccess(result));
@@ -88,6 +90,6 @@ export async function runDeliveries(items: Iterable<Outgoing>, options: RunOptio
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, total)) }, worker));
   bar?.finish();
   const summary = summarize(results, performance.now() - started);
-  if (total > 1) printSummary(output, summary);
+  if (total > 1 || options.quiet) printSummary(output, summary);
   return summary;
 }

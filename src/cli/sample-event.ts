@@ -92,3 +92,14 @@ export function sampleEvent(trigger: Trigger, { sequence, count, runId }: Sample
   if (latest > 0) shiftTimes(event, Math.floor(Date.now() / 1000) - latest - (count - 1 - sequence));
   return event;
 }
+
+/**
+ * An event of a trigger this version does not know (`send --allow-unknown`), to exercise a receiver's
+ * `onUnknown`: the envelope of a known event around a small `data` with an id of its own, so that each one
+ * has its own key (for an unknown trigger, the digest of the body) and is not taken for a repeat.
+ */
+export function unknownSampleEvent(trigger: string, { sequence, runId }: SampleOptions): Record<string, unknown> {
+  const { appId, region, webhook } = createTestEvent('message_sent') as unknown as Record<string, unknown>;
+  const data = { id: `${runId}-${sequence}`, createdAt: Math.floor(Date.now() / 1000) };
+  return { trigger, data, appId, region, webhook };
+}

@@ -5,11 +5,11 @@ import { isKnownTrigger, triggers, type Trigger } from '../index.js';
 import { EXIT_FAILED, EXIT_OK, usageError } from './errors.js';
 import { formatIssue, verdictOf } from './issues.js';
 import { Output } from './output.js';
-import { applyOverride, collectOverride, type Override } from './overrides.js';
+import { applyOverride, collectAddition, collectOverride, type Override } from './overrides.js';
 import { httpUrl, positiveInteger } from './parsers.js';
 import { credentialsFrom } from './post.js';
 import { runDeliveries, type Outgoing } from './run-deliveries.js';
-import { newRunId, sampleEvent } from './sample-event.js';
+import { newRunId, sampleEvent, unknownSampleEvent, type SampleOptions } from './sample-event.js';
 import { didYouMean } from './suggest.js';
 import { authOptions } from './shared-options.js';
 
@@ -18,7 +18,10 @@ interface SendOptions {
   user?: string;
   password?: string;
   set?: Override[];
+  add?: Override[];
   file?: string;
+  allowUnknown?: boolean;
+  quiet?: boolean;
   count: number;
   concurrency: number;
   json?: boolean;
@@ -43,9 +46,18 @@ function readEventFile(path: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-function checkTrigger(trigger: string): Trigger {
-  if (isKnownTrigger(trigger)) return trigger;
-  throw usageError(`Unknown trigger "${trigger}".${didYouMean(trigger, triggers)} See \`chat-webhooks triggers\`.`);
+/** A known trigger, or with --allow-unknown any name (its events reach the receiver's onUnknown). */
+function checkTrigger(trigger: string, allowUnknown: boolean): { known?: Trigger; name: string } {
+  if (isKnownTrigger(trigger)) return { known: trigger, name: trigger };
+  if (allowUnknown) return { name: trigger };
+  throw usageError(
+    `Unknown trigger "${trigger}".${didYouMean(trigger, triggers)} See \`chat-webhooks triggers\`; ` +
+      'to send one anyway (it reaches onUnknown), add --allow-unknown or give --file.',
+  );
+}
+
+function freshEvent(trigger: { known?: Trigger; name: string }, sample: SampleOptions): Record<string, unknown> {
+  return trigger.known ? sampleEvent(trigger.known, sample) : unknownSampleEvent(trigger.name, sample);
 }
 
 /** Builds event i: from the file as it is, or a fresh sample; then the overrides, then the receiver's check. */
@@ -54,11 +66,13 @@ function eventMaker(trigger: string | undefined, options: SendOptions): (sequenc
   if (fromFile && trigger !== undefined && fromFile.trigger !== trigger) {
     throw usageError(`${options.file} holds a "${String(fromFile.trigger)}" event, not "${trigger}".`);
   }
-  const known = fromFile ? undefined : checkTrigger(trigger as string);
+  const checked = fromFile ? undefined : checkTrigger(trigger as string, options.allowUnknown === true);
   const runId = newRunId();
+  // New fields first, so that a --set may change what an --add made.
+  const overrides = [...(options.add ?? []), ...(options.set ?? [])];
   return (sequence) => {
-    const event = fromFile ? structuredClone(fromFile) : sampleEvent(known as Trigger, { sequence, count: options.count, runId });
-    for (const override of options.set ?? []) applyOverride(event, override);
+    const event = checked ? freshEvent(checked, { sequence, count: options.count, runId }) : structuredClone(fromFile as Record<string, unknown>);
+    for (const override of overrides) applyOverride(event, override);
     if (options.validate) {
       const verdict = verdictOf(event);
       if (!verdict.valid) {
@@ -87,7 +101,8 @@ export async function send(trigger: string | undefined, options: SendOptions): P
     target: { url: options.url, auth: credentialsFrom(options) },
     total: options.count,
     concurrency: options.concurrency,
-    progress: options.progress,
+    progress: options.progress ?? (options.quiet ? false : undefined),
+    quiet: options.quiet === true,
     output,
   });
   return summary.failed === 0 ? EXIT_OK : EXIT_FAILED;
@@ -100,12 +115,15 @@ export function sendCommand(): Command {
       .argument('[trigger]', 'trigger id, like message_sent (see `chat-webhooks triggers`)')
       .requiredOption('--url <url>', 'the receiver to post to', httpUrl),
   )
-    .option('--set <path=value>', 'change a field (repeatable); the path is from the envelope root', collectOverride)
+    .option('--set <path=value>', 'change a field the event has (repeatable); the path is from the envelope root', collectOverride)
+    .option('--add <path=value>', 'add a field the event does not have (repeatable)', collectAddition)
+    .option('--allow-unknown', 'send a trigger this version does not know (it reaches the receiver\'s onUnknown)')
     .option('--file <event.json>', 'send this event instead of a generated one (ids kept: repeats are duplicates)')
     .option('--count <n>', 'how many events to send', positiveInteger, 1)
     .option('--concurrency <c>', 'how many requests at a time', positiveInteger, 1)
     .addOption(new Option('--no-validate', 'send even when the event would be refused (to test a receiver)'))
     .option('--json', 'one JSON line per event, then a summary line')
+    .option('-q, --quiet', 'print only the summary (no line per event, no progress bar)')
     .option('--progress', 'show the progress bar even when stderr is not a terminal')
     .option('--no-progress', 'never show the progress bar')
     .addHelpText(
@@ -114,7 +132,9 @@ export function sendCommand(): Command {
 Examples:
   $ chat-webhooks send message_sent --url http://localhost:3000/webhooks
   $ chat-webhooks send message_sent --url http://localhost:3000/webhooks --user app --password s3cret \\
-      --set data.message.data.text="hello" --count 100 --concurrency 8
+      --set data.message.data.text="hello" --count 100 --concurrency 8 --quiet
+  $ chat-webhooks send message_sent --url http://localhost:3000/webhooks --add data.message.data.metadata='{"a":1}'
+  $ chat-webhooks send poll_closed --allow-unknown --url http://localhost:3000/webhooks
   $ chat-webhooks send --file event.json --url http://localhost:3000/webhooks`,
     )
     .action(async (trigger: string | undefined, options: SendOptions) => {

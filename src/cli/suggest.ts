@@ -3,7 +3,8 @@
  * command line's own copy because the CLI imports public entries only: change both together.
  */
 
-function distance(a: string, b: string): number {
+/** Levenshtein distance. */
+export function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -44,7 +44,17 @@ interface Slot {
 const STORED: Promise<PutResult> = Promise.resolve('stored');
 const DUPLICATE: Promise<PutResult> = Promise.resolve('duplicate');
 
-/** Creates the in-process inbox. Not durable: see the top of this file. */
+/**
+ * Creates the in-process inbox. Not durable: see the top of this file.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks, memoryInbox } from 'chat-webhooks';
+ *
+ * // Tests and development: the same receiver and worker code as with a durable inbox.
+ * const webhooks = createWebhooks({ auth: false, inbox: memoryInbox({ windowMs: 60_000 }) });
+ * ```
+ */
 export function memoryInbox(options: MemoryInboxOptions = {}): Inbox {
   return new MemoryInbox(options);
 }

@@ -9,6 +9,8 @@
  * - resolves `'duplicate'` when the key is already known within the store's window (pending, running, dead,
  *   or done less than `windowMs` ago): nothing is stored and no handler will run for it;
  * - rejects when it cannot say either; the receiver then answers 503 and the platform may send it again.
+ *   A store that cannot reach its server rejects at once rather than queueing the entry, and drops an entry
+ *   it still holds once `options.signal` says the caller gave up: nothing is kept for a request answered 503.
  *   A key counts as seen only once committed: a put of a key whose first put is still in flight never
  *   resolves `'duplicate'` before that first put committed (it waits for it, or rejects).
  *
@@ -65,6 +67,15 @@ export interface InboxClaim extends InboxEntry {
 
 export type PutResult = 'stored' | 'duplicate';
 
+export interface PutOptions {
+  /**
+   * Aborted once the caller has given up on the put (the receiver's commit timeout: it answered 503, and the
+   * platform sends the delivery again). A store that has not yet sent the entry on drops it and rejects, so
+   * that nothing is kept for a request already answered; one already sent may still commit it.
+   */
+  signal?: AbortSignal;
+}
+
 export type FailOutcome = { retryAt: number; error: string } | { dead: true; error: string };
 
 export interface ClaimOptions {
@@ -109,7 +120,7 @@ export interface Inbox {
   readonly kind: string;
   /** False only for the memory inbox: what it holds dies with the process. */
   readonly durable: boolean;
-  put(entry: InboxEntry): Promise<PutResult>;
+  put(entry: InboxEntry, options?: PutOptions): Promise<PutResult>;
   claim(options: ClaimOptions): Promise<InboxClaim | undefined>;
   renew(claim: InboxClaim, leaseMs: number): Promise<boolean>;
   complete(claim: InboxClaim): Promise<void>;

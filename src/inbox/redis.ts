@@ -35,9 +35,9 @@
  * `everysec` (Redis's default) may lose the last second of acknowledged events on a power cut or a kill of
  * Redis itself; and `maxmemory-policy noeviction`, or Redis may evict jobs and markers under memory pressure.
  */
-import { Job, Queue, Worker, type RedisClient } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
-import { sha256Base64 } from '#platform';
+import type * as BullMQ from 'bullmq';
+import type * as IORedis from 'ioredis';
+import { requirePeers, sha256Base64 } from '#platform';
 import {
   checkState,
   DEFAULT_DURABLE_WINDOW_MS,
@@ -53,15 +53,49 @@ import {
   type InboxState,
   type InboxStats,
   type ListOptions,
+  type PutOptions,
   type PutResult,
 } from './port.js';
 import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
+
+// Loaded as this module is: without them, importing chat-webhooks/redis says which to install.
+const [{ Job, Queue, Worker }, { Redis }] = requirePeers('chat-webhooks/redis', ['bullmq', 'ioredis']) as [typeof BullMQ, typeof IORedis];
+type Job<T> = BullMQ.Job<T>;
+type Queue<T> = BullMQ.Queue<T>;
+type Worker<T> = BullMQ.Worker<T>;
+type Redis = IORedis.Redis;
+type RedisOptions = IORedis.RedisOptions;
+type RedisClient = BullMQ.RedisClient;
+
+/**
+ * An ioredis client, as far as these declarations need to say: they compile without ioredis installed
+ * (`skipLibCheck: false`). An ioredis `Redis` instance is one.
+ */
+export interface RedisClientLike {
+  readonly status: string;
+  duplicate(...args: never[]): unknown;
+  quit(...args: never[]): Promise<unknown>;
+}
+
+/**
+ * ioredis connection options (`RedisOptions`: host, port, password, tls, ...), handed to `new Redis()` as they
+ * are; described loosely so that these declarations compile without ioredis installed.
+ */
+export interface RedisConnectionOptions {
+  host?: string;
+  port?: number;
+  username?: string;
+  password?: string;
+  db?: number;
+  // `any`, not `unknown`: an ioredis `RedisOptions` (an interface, with no index signature) is assignable only to this.
+  [option: string]: any;
+}
 
 export interface RedisInboxOptions {
   /** A Redis URL (`redis://host:6379/0`). */
   url?: string;
   /** Or the connection: an ioredis client (this inbox does not close it) or ioredis options. */
-  connection?: Redis | RedisOptions;
+  connection?: RedisClientLike | RedisConnectionOptions;
   /** Prefix of every key this inbox writes. Default `chat-webhooks`. */
   prefix?: string;
   /** How long a key is remembered after it was stored. Default 24 hours. */
@@ -79,6 +113,16 @@ const RECENT_DONE = 1000;
  * (bench/inboxes.mjs, 3 rounds): 0.41× with one, 0.50–0.51× with two, 0.52× with four.
  */
 const MAX_IN_FLIGHT = 2;
+/**
+ * The bodies one MULTI carries at most (at least one put). A MULTI sent is ioredis's until Redis answers: while
+ * Redis stalls, the puts beyond the two in flight wait here, where they are dropped once their caller gives up.
+ */
+const MAX_BATCH_BYTES = 1024 * 1024;
+/** How many jobs `retry` and `purge` handle at a time. */
+const ADMIN_BATCH = 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** While puts wait (Redis slow, or not yet connected), how often those whose caller gave up are dropped. */
+const SWEEP_MS = 250;
 
 /** A field no BullMQ job has: the job hash holding it is a stand-in of KNOWN_KEYS. */
 const STAND_IN = 'chatWebhooksStandIn';
@@ -113,6 +157,24 @@ end
 return 0`,
 };
 
+/**
+ * `retry()` of every dead job, ARGV[1] of them at a time: what BullMQ's `Job#retry` (its reprocessJob script)
+ * does for a failed job with attempts reset, for a batch of ids in one call, without reading the jobs' data
+ * (100 000 jobs one by one took 34 s). The inbox's jobs have no priority and no parent.
+ * KEYS: failed set, wait list, marker, job key prefix.
+ */
+const RETRY_DEAD = {
+  name: 'chatWebhooksRetryDead',
+  lua: `local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('HDEL', KEYS[4] .. id, 'finishedOn', 'processedOn', 'failedReason', 'atm', 'ats')
+  redis.call('LPUSH', KEYS[2], id)
+end
+if #ids > 0 then redis.call('ZADD', KEYS[3], 0, '0') end
+return #ids`,
+};
+
 /** The event is not stored beside its raw body (src/inbox/stored-event.ts). */
 interface JobData {
   key: string;
@@ -132,7 +194,13 @@ function settle(puts: Put[], first: PutResult): void {
   puts.forEach((put, index) => put.resolve(index === 0 ? first : 'duplicate'));
 }
 
-type Put = { entry: InboxEntry; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
+type Put = { entry: InboxEntry; signal: AbortSignal | undefined; resolve: (result: PutResult) => void; reject: (error: unknown) => void };
+
+/**
+ * Whether Redis can be reached: `connecting` until the first connection is ready (puts wait), `up`, or
+ * `down` once a connection was lost or failed (puts fail at once until it is back).
+ */
+type Reach = 'connecting' | 'up' | 'down';
 /** The puts of one key in one turn: the first is sent, the others are its duplicates. */
 type KeyPuts = { hash: string; puts: Put[] };
 type RedisTransaction = ReturnType<RedisClient['pipeline']> & { multi(): unknown };
@@ -144,13 +212,29 @@ const jobIdOf = (hash: string): string => `k_${hash}`;
 function connect(options: RedisInboxOptions): { redis: Redis; owned: boolean } {
   const { url, connection } = options;
   if (connection instanceof Redis) return { redis: connection, owned: false };
-  // BullMQ needs maxRetriesPerRequest: null on connections its workers block on.
-  if (url) return { redis: new Redis(url, { maxRetriesPerRequest: null, ...(connection as RedisOptions | undefined) }), owned: true };
-  if (connection) return { redis: new Redis({ maxRetriesPerRequest: null, ...connection }), owned: true };
+  const given = connection as RedisOptions | undefined;
+  // BullMQ needs maxRetriesPerRequest: null on connections its workers block on. A socket closed while Redis
+  // is unreachable waits disconnectTimeout (2 s by default) before it is destroyed, and holds the process.
+  const defaults: RedisOptions = { maxRetriesPerRequest: null, disconnectTimeout: 200 };
+  if (url) return { redis: new Redis(url, { ...defaults, ...given }), owned: true };
+  if (given) return { redis: new Redis({ ...defaults, ...given }), owned: true };
   throw new TypeError('redisInbox needs `url` (redis://host:6379) or `connection` (an ioredis client or its options).');
 }
 
-/** Connects to the inbox on Redis (BullMQ queue `inbox` under `prefix`). */
+/**
+ * Connects to the inbox on Redis (BullMQ queue `inbox` under `prefix`).
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks, createWorker } from 'chat-webhooks';
+ * import { redisInbox } from 'chat-webhooks/redis';
+ *
+ * // Receivers store and answer; workers (here, or on other machines) run the handlers.
+ * const receiver = createWebhooks({ auth: false, inbox: redisInbox({ url: 'redis://localhost:6379' }), consume: false });
+ * const worker = createWorker({ inbox: redisInbox({ url: 'redis://localhost:6379' }) });
+ * worker.on('message_sent', (event) => console.log(event.data.message.id)).start();
+ * ```
+ */
 export function redisInbox(options: RedisInboxOptions): Inbox {
   if (options?.windowMs !== undefined && !(options.windowMs > 0)) {
     throw new TypeError('redisInbox: `windowMs` must be a positive number of milliseconds.');
@@ -184,6 +268,8 @@ class RedisInbox implements Inbox {
   #doneRecords: string[] = [];
   #doneWrite: Promise<unknown> | undefined;
   #closed = false;
+  #reach: Reach;
+  #sweeper: ReturnType<typeof setInterval> | undefined;
 
   constructor(options: RedisInboxOptions) {
     const { redis, owned } = connect(options);
@@ -195,25 +281,36 @@ class RedisInbox implements Inbox {
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
     // Without numberOfKeys, the first argument says how many keys follow: a turn marks any number.
     for (const { name, lua } of [KNOWN_KEYS, MARK_STORED]) redis.defineCommand(name, { lua });
+    redis.defineCommand(RETRY_DEAD.name, { lua: RETRY_DEAD.lua, numberOfKeys: 4 });
     this.#client = this.#queue.getBackend().client;
     this.#client.catch(() => undefined);
     // Without a listener BullMQ prints every connection error with its stack on the console; the commands
     // that fail reject, and that is where an error is reported.
     this.#queue.on('error', () => undefined);
+    this.#reach = redis.status === 'ready' ? 'up' : 'connecting';
+    this.#watchConnection(redis);
   }
 
-  put(entry: InboxEntry): Promise<PutResult> {
+  /**
+   * While Redis is unreachable a put fails at once: ioredis would keep it (and its body) in its offline queue
+   * for the outage's length, long after the receiver answered 503 (1 000 puts of 100 KB kept ~300 MB).
+   */
+  put(entry: InboxEntry, { signal }: PutOptions = {}): Promise<PutResult> {
     if (this.#closed) return Promise.reject(new Error('The Redis inbox is closed.'));
+    if (this.#reach === 'down') return Promise.reject(unreachable());
     if (!isStorableBody(entry.rawBody)) return Promise.reject(unstorableBody('Redis'));
-    return new Promise<PutResult>((resolve, reject) => this.#enqueue({ entry, resolve, reject }));
+    return new Promise<PutResult>((resolve, reject) => this.#enqueue({ entry, signal, resolve, reject }));
   }
 
   async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
     // While events flow, claims fetch side by side (each fetch is one atomic script); once the queue was
     // found empty, one claimer at a time polls, so that idle workers do not poll Redis at every turn.
+    // While Redis is unreachable a claim fails at once (the worker pauses and tries again): waiting in
+    // ioredis's offline queue, it would hold the worker's close(), and a SIGTERM, until Redis is back.
+    if (this.#reach === 'down') throw unreachable();
     if (!this.#drained) {
       if (this.#closed) throw new Error('The Redis inbox is closed.');
-      const claim = await this.#takeOne(leaseMs);
+      const claim = await this.#takeOne(leaseMs, signal);
       if (claim) return claim;
       this.#drained = true;
     }
@@ -221,7 +318,7 @@ class RedisInbox implements Inbox {
     const turn = this.#claiming.then(async () => {
       for (;;) {
         if (this.#closed) throw new Error('The Redis inbox is closed.');
-        const claim = await this.#takeOne(leaseMs);
+        const claim = await this.#takeOne(leaseMs, signal);
         if (claim) {
           this.#drained = false;
           return claim;
@@ -297,17 +394,39 @@ class RedisInbox implements Inbox {
     return recent.map((text) => ({ ...(JSON.parse(text) as Omit<InboxListing, 'state'>), state: 'done' as const }));
   }
 
+  /**
+   * In batches of ADMIN_BATCH jobs, never all at once: 100 000 dead jobs loaded whole cost the CLI its time
+   * limit and hundreds of MB. All dead jobs means those dead when it began (a poison event dying again while
+   * this runs is not retried twice).
+   */
   async retry(keys?: readonly string[]): Promise<number> {
-    const jobs = keys
-      ? await Promise.all(keys.map((key) => this.#queue.getJob(jobIdOf(hashOf(key)))))
-      : await this.#jobsIn('dead', Number.MAX_SAFE_INTEGER);
+    if (keys) {
+      let count = 0;
+      for (let start = 0; start < keys.length; start += ADMIN_BATCH) {
+        const jobs = await Promise.all(keys.slice(start, start + ADMIN_BATCH).map((key) => this.#queue.getJob(jobIdOf(hashOf(key)))));
+        count += await this.#retryJobs(jobs.filter((job): job is Job<JobData> => job !== undefined));
+      }
+      return count;
+    }
+    const { job } = this.#keys();
+    const dead = await this.#queue.getFailedCount();
+    const sets = [job('failed'), job('wait'), job('marker'), job('')];
     let count = 0;
-    for (const job of jobs) {
-      if (!job || !(await job.isFailed())) continue;
-      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
-      count += 1;
+    while (count < dead) {
+      const retryDead = (this.#redis as unknown as Record<string, (...args: unknown[]) => Promise<number>>)[RETRY_DEAD.name]!;
+      const retried = await retryDead.call(this.#redis, ...sets, Math.min(ADMIN_BATCH, dead - count));
+      if (retried === 0) break;
+      count += retried;
     }
     return count;
+  }
+
+  /** How many of these jobs were dead and are pending now (one a worker or purge took meanwhile is skipped). */
+  async #retryJobs(jobs: Job<JobData>[]): Promise<number> {
+    const retried = await Promise.all(
+      jobs.map((job) => job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(() => 1, () => 0)),
+    );
+    return retried.reduce<number>((sum, one) => sum + one, 0);
   }
 
   async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
@@ -319,11 +438,16 @@ class RedisInbox implements Inbox {
       await this.#forgetMarkersOfRemovedJobs();
       return done;
     }
+    // BullMQ's clean removes them in batches, in Redis, skipping none and touching no job a worker holds; a
+    // timestamp a day ahead takes every one whatever the clocks of this machine and Redis say.
     let count = 0;
-    for (const job of await this.#jobsIn(state, Number.MAX_SAFE_INTEGER)) {
-      await job.remove();
-      await this.#redis.del(keys.marker(hashOf(job.data.key)));
-      count += 1;
+    for (const type of BULL_STATES[state]) {
+      for (;;) {
+        const removed = await this.#queue.clean(-DAY_MS, ADMIN_BATCH, type);
+        if (removed.length > 0) await this.#redis.del(...removed.map((jobId) => keys.marker(jobId.slice('k_'.length))));
+        count += removed.length;
+        if (removed.length < ADMIN_BATCH) break;
+      }
     }
     return count;
   }
@@ -331,10 +455,16 @@ class RedisInbox implements Inbox {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#claiming;
+    this.#dropWaiting(() => new Error('The Redis inbox is closed.'));
+    clearInterval(this.#sweeper);
+    // Unreachable, nothing in flight will be answered before Redis is back: close without waiting for it.
+    const reachable = this.#reach === 'up';
+    if (reachable) await this.#claiming;
     await this.#worker?.close(true);
     await this.#queue.close();
-    if (this.#ownsConnection) await this.#redis.quit();
+    if (!this.#ownsConnection) return;
+    if (reachable) await this.#redis.quit();
+    else this.#redis.disconnect();
   }
 
   #keys() {
@@ -348,29 +478,92 @@ class RedisInbox implements Inbox {
     };
   }
 
+  #watchConnection(redis: Redis): void {
+    redis.on('ready', () => {
+      this.#reach = 'up';
+      if (!this.#scheduled) this.#sendBatch();
+    });
+    redis.on('close', () => {
+      this.#reach = 'down';
+      this.#dropWaiting(unreachable);
+    });
+  }
+
+  /** Rejects every put not sent yet. */
+  #dropWaiting(reason: () => Error): void {
+    const waiting = this.#batch;
+    this.#batch = [];
+    for (const put of waiting) put.reject(reason());
+  }
+
   #enqueue(put: Put): void {
     this.#drained = false;
     this.#batch.push(put);
-    if (this.#scheduled || this.#inFlight >= MAX_IN_FLIGHT) return;
+    if (!this.#canSend()) return this.#sweepWhileWaiting();
+    if (this.#scheduled) return;
     this.#scheduled = true;
     setImmediate(() => this.#sendBatch());
   }
 
-  /** Sends the waiting puts as one MULTI, unless MAX_IN_FLIGHT are in flight: the first to end sends them. */
+  #canSend(): boolean {
+    return this.#inFlight < MAX_IN_FLIGHT && this.#reach === 'up';
+  }
+
+  /** Puts that wait for Redis are dropped once their caller gave up (PutOptions.signal): nothing is kept for a 503. */
+  #sweepWhileWaiting(): void {
+    if (this.#sweeper) return;
+    this.#sweeper = setInterval(() => {
+      const given = this.#batch.filter((put) => put.signal?.aborted);
+      if (given.length > 0) this.#batch = this.#batch.filter((put) => !put.signal?.aborted);
+      for (const put of given) put.reject(givenUp());
+      if (this.#batch.length === 0) {
+        clearInterval(this.#sweeper);
+        this.#sweeper = undefined;
+      }
+    }, SWEEP_MS);
+    this.#sweeper.unref?.();
+  }
+
+  /**
+   * Sends the waiting puts as MULTIs of MAX_BATCH_BYTES at most while fewer than MAX_IN_FLIGHT are in flight
+   * (the first to end sends the rest) and Redis is reachable. What waits can be dropped when its caller gives
+   * up; what was sent is ioredis's until Redis answers, so a stalled Redis holds two MULTIs' bodies at most.
+   */
   #sendBatch(): void {
     this.#scheduled = false;
-    if (this.#batch.length === 0 || this.#inFlight >= MAX_IN_FLIGHT) return;
-    const puts = this.#batch;
-    this.#batch = [];
-    this.#inFlight += 1;
-    void this.#flush(puts)
-      .catch((error: unknown) => {
-        for (const put of puts) put.reject(error);
-      })
-      .finally(() => {
-        this.#inFlight -= 1;
-        if (!this.#scheduled) this.#sendBatch();
-      });
+    while (this.#batch.length > 0 && this.#canSend()) {
+      const puts = this.#takeBatch();
+      if (puts.length === 0) break;
+      this.#inFlight += 1;
+      void this.#flush(puts)
+        .catch((error: unknown) => {
+          for (const put of puts) put.reject(error);
+        })
+        .finally(() => {
+          this.#inFlight -= 1;
+          if (!this.#scheduled) this.#sendBatch();
+        });
+    }
+    if (this.#batch.length > 0) this.#sweepWhileWaiting();
+  }
+
+  /** The next MULTI's puts, oldest first, up to MAX_BATCH_BYTES of bodies (one at least); puts given up on are dropped. */
+  #takeBatch(): Put[] {
+    let bytes = 0;
+    let taken = 0;
+    const puts: Put[] = [];
+    for (const put of this.#batch) {
+      if (bytes > 0 && bytes + put.entry.rawBody.length > MAX_BATCH_BYTES) break;
+      taken += 1;
+      if (put.signal?.aborted) {
+        put.reject(givenUp());
+        continue;
+      }
+      bytes += put.entry.rawBody.length;
+      puts.push(put);
+    }
+    this.#batch = taken === this.#batch.length ? [] : this.#batch.slice(taken);
+    return puts;
   }
 
   /** A batch's puts in one MULTI: which keys are known, the adds, the marks (see the top of this file). */
@@ -429,7 +622,23 @@ class RedisInbox implements Inbox {
     return this.#worker;
   }
 
-  async #takeOne(leaseMs: number): Promise<InboxClaim | undefined> {
+  /**
+   * One fetch; resolves `undefined` at once when `signal` aborts (the worker is closing) while the fetch waits
+   * for a Redis that went away. A job that fetch takes after all is this process's until its lease runs out,
+   * then handed out again as its next attempt, as after a crash.
+   */
+  #takeOne(leaseMs: number, signal: AbortSignal | undefined): Promise<InboxClaim | undefined> {
+    if (signal?.aborted) return Promise.resolve(undefined);
+    const taking = this.#fetchOne(leaseMs);
+    if (!signal) return taking;
+    return new Promise((resolve, reject) => {
+      const abandon = () => resolve(undefined);
+      signal.addEventListener('abort', abandon, { once: true });
+      taking.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon));
+    });
+  }
+
+  async #fetchOne(leaseMs: number): Promise<InboxClaim | undefined> {
     const token = newToken();
     const worker = this.#workerFor(leaseMs);
     const job = (await worker.getNextJob(token, { block: false })) as Job<JobData> | undefined;
@@ -462,6 +671,14 @@ class RedisInbox implements Inbox {
       if (stale.length > 0) await this.#redis.del(...stale);
     } while (cursor !== '0');
   }
+}
+
+function givenUp(): Error {
+  return new Error('The put was dropped before it was sent: its caller gave up waiting for Redis.');
+}
+
+function unreachable(): Error {
+  return new Error('Redis is unreachable: the put was not queued (the receiver answers 503; the platform sends it again).');
 }
 
 function listingOf(job: Job<JobData>, state: InboxState): InboxListing {

@@ -22,7 +22,7 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import {
   checkState,
   DEFAULT_DURABLE_WINDOW_MS,
@@ -45,10 +45,41 @@ import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { FileSync } from './file-sync.js';
 import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
 import { WriteBatch } from './write-batch.js';
+import { requirePeers } from '#platform';
+
+// Loaded as this module is: without it, importing chat-webhooks/sqlite says how to install it.
+const [Database] = requirePeers('chat-webhooks/sqlite', ['better-sqlite3']) as [typeof BetterSqlite3];
+type Database = BetterSqlite3.Database;
+
+/**
+ * An open better-sqlite3 `Database`, described by what this inbox uses of it, so that these declarations
+ * compile without better-sqlite3 installed (`skipLibCheck: false`).
+ */
+export interface SqliteDatabase {
+  /** The file it opened (`:memory:` for an in-memory database). */
+  readonly name: string;
+  readonly open: boolean;
+  readonly memory: boolean;
+  readonly readonly: boolean;
+  prepare(source: string): unknown;
+  exec(source: string): unknown;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  transaction(fn: (...args: never[]) => unknown): unknown;
+  close(): unknown;
+}
 
 export interface SqliteInboxOptions {
-  /** The database file; its folder is created if missing. */
-  path: string;
+  /** The database file; its folder is created if missing. Give this or `database`. */
+  path?: string;
+  /**
+   * Or a better-sqlite3 database the application opened already: the inbox keeps its `inbox` table there. The
+   * inbox sets `journal_mode = WAL`, `synchronous = NORMAL` (it flushes the WAL itself before a put resolves)
+   * and `wal_autocheckpoint = 0` (a worker thread checkpoints) on it, and does not close it unless
+   * `closeDatabase` says so.
+   */
+  database?: SqliteDatabase;
+  /** With `database`: close it when the inbox closes. Default false: whoever opened it closes it. */
+  closeDatabase?: boolean;
   /** How long a key is remembered after it was stored. Default 24 hours. */
   windowMs?: number;
   /** How often a waiting worker looks for work written by another process. Default 100 ms. */
@@ -61,6 +92,8 @@ const EXPIRY_BATCH = 500;
 /** SQLite's default. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 const EXPIRY_EVERY_MS = 1000;
+/** Rows per transaction of `retry()` and `purge()`: each holds the write lock for a few milliseconds. */
+const ADMIN_BATCH = 5000;
 
 /** States as small integers: the (state, due) index stays compact. */
 const PENDING = 0;
@@ -103,9 +136,12 @@ interface Row {
 
 const inMemory = (path: string): boolean => path === ':memory:';
 
-function openDatabase(path: string): Database.Database {
+function openDatabase(path: string): Database {
   if (!inMemory(path)) mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  return prepareDatabase(new Database(path, { timeout: BUSY_TIMEOUT_MS }));
+}
+
+function prepareDatabase(db: Database): Database {
   db.pragma('journal_mode = WAL');
   // The WAL is flushed by walSync below, off the event loop, before any put is answered.
   db.pragma('synchronous = NORMAL');
@@ -137,7 +173,7 @@ function flushFolder(folder: string): void {
   }
 }
 
-function statements(db: Database.Database) {
+function statements(db: Database) {
   return {
     // Positional: key, trigger, received at (twice), raw body, now. Binding an object by names cost ~1 µs a put.
     put: db.prepare(
@@ -169,9 +205,13 @@ function statements(db: Database.Database) {
     ),
     counts: db.prepare(`SELECT state, count(*) AS n FROM inbox WHERE state <> ${DONE} OR due > ? GROUP BY state`),
     list: db.prepare(`SELECT * FROM inbox WHERE state = ? ORDER BY due LIMIT ?`),
-    reviveAll: db.prepare(`UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0 WHERE state = ${DEAD}`),
+    deadCount: db.prepare(`SELECT count(*) FROM inbox WHERE state = ${DEAD}`).pluck(),
+    reviveSome: db.prepare(
+      `UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0
+       WHERE rowid IN (SELECT rowid FROM inbox WHERE state = ${DEAD} LIMIT ${ADMIN_BATCH})`,
+    ),
     revive: db.prepare(`UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0 WHERE state = ${DEAD} AND key = ?`),
-    purge: db.prepare(`DELETE FROM inbox WHERE state = ?`),
+    purgeSome: db.prepare(`DELETE FROM inbox WHERE rowid IN (SELECT rowid FROM inbox WHERE state = ? LIMIT ${ADMIN_BATCH})`),
     anyExpired: db.prepare(`SELECT 1 FROM inbox WHERE state = ${DONE} AND due <= ? LIMIT 1`).pluck(),
     expire: db.prepare(
       `DELETE FROM inbox WHERE rowid IN
@@ -197,10 +237,26 @@ function listing(row: Row): InboxListing {
   };
 }
 
-/** Opens (or creates) the inbox in one SQLite file. */
+/**
+ * Opens (or creates) the inbox in one SQLite file, or in a database the application opened.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { sqliteInbox } from 'chat-webhooks/sqlite';
+ *
+ * const webhooks = createWebhooks({ inbox: sqliteInbox({ path: './.data/inbox.db' }) });
+ * ```
+ */
 export function sqliteInbox(options: SqliteInboxOptions): Inbox {
-  if (!options || typeof options.path !== 'string' || options.path === '') {
-    throw new TypeError('sqliteInbox needs `path`: the database file, e.g. sqliteInbox({ path: "./.data/inbox.db" }).');
+  const hasPath = typeof options?.path === 'string' && options.path !== '';
+  if (hasPath === (options?.database !== undefined)) {
+    throw new TypeError(
+      'sqliteInbox needs `path` (the database file, e.g. sqliteInbox({ path: "./.data/inbox.db" })) or `database` (an open better-sqlite3 database), one of them.',
+    );
+  }
+  if (options.database !== undefined && (!options.database.open || options.database.readonly)) {
+    throw new TypeError('sqliteInbox: `database` must be open for writing.');
   }
   if (options.windowMs !== undefined && !(options.windowMs > 0)) {
     throw new TypeError('sqliteInbox: `windowMs` must be a positive number of milliseconds.');
@@ -213,7 +269,8 @@ type Statements = ReturnType<typeof statements>;
 class SqliteInbox implements Inbox {
   readonly kind = 'sqlite';
   readonly durable = true;
-  readonly #db: Database.Database;
+  readonly #db: Database;
+  readonly #closeDatabase: boolean;
   readonly #sql: Statements;
   readonly #batch: WriteBatch;
   readonly #wal: FileSync | undefined;
@@ -228,10 +285,13 @@ class SqliteInbox implements Inbox {
   constructor(options: SqliteInboxOptions) {
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 100;
-    this.#db = openDatabase(options.path);
+    const given = options.database as Database | undefined;
+    const path = given ? (given.memory ? ':memory:' : given.name) : (options.path as string);
+    this.#db = given ? prepareDatabase(given) : openDatabase(path);
+    this.#closeDatabase = given ? options.closeDatabase === true : true;
     this.#sql = statements(this.#db);
-    this.#wal = walSync(options.path);
-    this.#checkpointer = this.#checkpointOffTheLoop(options.path);
+    this.#wal = walSync(path);
+    this.#checkpointer = this.#checkpointOffTheLoop(path);
     this.#batch = new WriteBatch((body, mustSync) => {
       this.#db.transaction(body).immediate();
       return mustSync ? this.#wal?.sync() : undefined;
@@ -304,19 +364,38 @@ class SqliteInbox implements Inbox {
     return (this.#sql.list.all(stateCode(checkState(state)), limit) as Row[]).map(listing);
   }
 
+  /**
+   * Every dead entry (those dead when it began), ADMIN_BATCH per transaction: one UPDATE of 100 000 rows holds
+   * the file's write lock throughout (0.3–0.6 s here), and the receivers of other processes wait for it with
+   * their event loops stopped, up to their busy timeout (1 s), after which they answer 503.
+   */
   async retry(keys?: readonly string[]): Promise<number> {
     const now = Date.now();
-    const { revive, reviveAll } = this.#sql;
-    const count = await this.#write(() =>
-      keys ? keys.reduce((n, key) => n + revive.run(now, key).changes, 0) : reviveAll.run(now).changes,
-    );
+    const { revive, reviveSome, deadCount } = this.#sql;
+    let count = 0;
+    if (keys) count = await this.#write(() => keys.reduce((n, key) => n + revive.run(now, key).changes, 0));
+    else {
+      const dead = deadCount.get() as number;
+      while (count < dead) {
+        const revived = await this.#write(() => reviveSome.run(now).changes);
+        if (revived === 0) break;
+        count += revived;
+        this.#wake();
+      }
+    }
     if (count > 0) this.#wake();
     return count;
   }
 
+  /** ADMIN_BATCH rows per transaction, as `retry`. */
   async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
     const code = stateCode(checkState(state, false));
-    return this.#write(() => this.#sql.purge.run(code).changes);
+    let count = 0;
+    for (;;) {
+      const removed = await this.#write(() => this.#sql.purgeSome.run(code).changes);
+      count += removed;
+      if (removed < ADMIN_BATCH) return count;
+    }
   }
 
   async close(): Promise<void> {
@@ -326,7 +405,9 @@ class SqliteInbox implements Inbox {
     this.#batch.flush();
     this.#wake();
     await this.#checkpointer?.close();
-    this.#db.close();
+    if (this.#closeDatabase) this.#db.close();
+    // The application goes on with its database: SQLite checkpoints on it again as by default.
+    else if (this.#checkpointer) this.#db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
     await this.#wal?.close();
   }
 

@@ -7,7 +7,7 @@
  *       .on('message_sent', async (event, { key, attempt }) => { ... })
  *       .onError((error) => log(error.code, error.attempt, error.willRetry))
  *       .start();
- *     process.on('SIGTERM', () => worker.close());
+ *     process.once('SIGTERM', () => worker.close()); // closes the inbox too: the process exits by itself
  *
  * The loop itself lives beside the receiver's dispatch (src/receive/consume.ts), because
  * `createWebhooks({ inbox })` runs the same loop in the receiving process and src/receive/ imports nothing
@@ -17,6 +17,20 @@ import { createConsumer, type Worker, type WorkerOptions } from '../receive/inde
 
 export type { Worker, WorkerOptions };
 
+/**
+ * Creates a worker that runs the handlers of the events an inbox holds, with leases and retries.
+ *
+ * @example
+ * ```ts
+ * import { createWorker } from 'chat-webhooks';
+ * import { sqliteInbox } from 'chat-webhooks/sqlite';
+ *
+ * const worker = createWorker({ inbox: sqliteInbox({ path: './.data/inbox.db' }), concurrency: 4 });
+ * worker.on('message_sent', async (event, { attempt }) => console.log(event.data.message.id, attempt));
+ * worker.start();
+ * process.on('SIGTERM', () => void worker.close());
+ * ```
+ */
 export function createWorker(options: WorkerOptions): Worker {
   return createConsumer(options);
 }

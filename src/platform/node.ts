@@ -4,6 +4,10 @@
  */
 import { Buffer } from 'node:buffer';
 import * as crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import { missingPeerError } from './peer.js';
+
+export { MISSING_PEER, missingPeerMessage } from './peer.js';
 
 type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'buffer' | 'base64') => Buffer | string;
 /** node:crypto's one-shot `hash` (Node >= 20.12) is about twice as fast as createHash. */
@@ -65,4 +69,37 @@ export function decodeUtf8(bytes: Uint8Array): string {
   const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // UTF-8 is the default; naming it costs an encoding lookup on every request.
   return view.toString();
+}
+
+const load = createRequire(import.meta.url);
+
+/** Whether `require(peer)` failed because the peer itself is not installed (not one of its own imports). */
+function notInstalled(error: unknown, peer: string): boolean {
+  const { code, message } = error as NodeJS.ErrnoException;
+  return code === 'MODULE_NOT_FOUND' && typeof message === 'string' && message.split('\n')[0]!.includes(`'${peer}'`);
+}
+
+/**
+ * Loads an entry's optional peer dependencies (synchronously, so an entry can load them as it is imported):
+ * when any is not installed, throws one error naming every missing one and how to install them
+ * (`chat-webhooks/sqlite needs its optional peer better-sqlite3: npm install better-sqlite3`, code
+ * MISSING_PEER) instead of Node's "Cannot find module". A peer that is installed but fails to load (a native
+ * addon built for another Node) throws its own error. Peers resolve from this package's folder, as an
+ * `import` in its files would.
+ */
+export function requirePeers(entry: string, peers: readonly string[]): unknown[] {
+  const missing: string[] = [];
+  let firstCause: unknown;
+  const loaded = peers.map((peer) => {
+    try {
+      return load(peer) as unknown;
+    } catch (error) {
+      if (!notInstalled(error, peer)) throw error;
+      missing.push(peer);
+      firstCause ??= error;
+      return undefined;
+    }
+  });
+  if (missing.length > 0) throw missingPeerError(entry, missing, firstCause);
+  return loaded;
 }

@@ -5,6 +5,8 @@
  */
 import { sha1 as sha1Of, sha256 as sha256Of } from './sha.js';
 
+export { MISSING_PEER, missingPeerMessage } from './peer.js';
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -84,4 +86,12 @@ export function utf8Length(text: string): number {
  */
 export function decodeUtf8(bytes: Uint8Array): string {
   return decoder.decode(bytes);
+}
+
+/**
+ * Web runtimes have no synchronous loader: the entries needing a peer (the SQLite and Redis inboxes) are for
+ * Node, Bun and Deno, which load node.ts. Says so, whether or not the peers are installed.
+ */
+export function requirePeers(entry: string, peers: readonly string[]): unknown[] {
+  throw new Error(`${entry} runs on Node.js, Bun and Deno: it loads ${peers.join(' and ')} with require(), which this runtime lacks.`);
 }

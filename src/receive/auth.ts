@@ -127,7 +127,18 @@ function bindingOf(appId: unknown, path: string): true | AppBinding {
   return new AppBinding(new Set(apps as string[]));
 }
 
-/** Checks the credentials once and returns a verifier that reuses their digests. */
+/**
+ * Checks the credentials once and returns a verifier that reuses their digests.
+ *
+ * @example
+ * ```ts
+ * import { createBasicAuthVerifier } from 'chat-webhooks';
+ *
+ * const verify = createBasicAuthVerifier({ username: 'app', password: process.env.WEBHOOK_PASSWORD! });
+ * verify('Basic YXBwOnMzY3JldA=='); // false unless the password is s3cret
+ * verify(request.headers.get('authorization'));
+ * ```
+ */
 export function createBasicAuthVerifier(credentials: BasicAuthOption): BasicAuthVerifier {
   const check = createCredentialCheck(credentials);
   return (header) => check(header) !== false;
@@ -207,6 +218,15 @@ const MAX_HEADER_LENGTH = 8 * 1024;
  * Whether an `Authorization` header value carries one of the credentials (bound to an app or not: the app is
  * the body's, which a receiver checks once it has parsed it). For repeated checks, `createBasicAuthVerifier`
  * computes the expected digests once.
+ *
+ * @example
+ * ```ts
+ * import { verifyBasicAuth } from 'chat-webhooks';
+ *
+ * const credentials = { username: 'app', password: 's3cret' };
+ * verifyBasicAuth('Basic YXBwOnMzY3JldA==', credentials); // true: app:s3cret
+ * verifyBasicAuth(request.headers.get('authorization'), credentials);
+ * ```
  */
 export function verifyBasicAuth(header: string | null | undefined, credentials: BasicAuthOption): boolean {
   return createBasicAuthVerifier(credentials)(header);

@@ -15,6 +15,8 @@ export class CommitTimeout extends Error {
 export class Commits {
   /** The latest put per key still in flight, across every inbox this receiver writes to. */
   readonly #inFlight = new Map<string, Promise<unknown>>();
+  /** Every commit a caller still waits for (each ends by the commit timeout at the latest), for close(). */
+  readonly #waited = new Set<Promise<unknown>>();
   readonly #timeoutMs: number;
 
   constructor(commitTimeoutMs: number) {
@@ -28,20 +30,38 @@ export class Commits {
   store(inbox: Inbox, entry: InboxEntry, timeoutMs = this.#timeoutMs): Promise<PutResult> {
     const { key } = entry;
     const earlier = this.#inFlight.get(key);
-    const put = earlier ? earlier.then(() => inbox.put(entry)) : inbox.put(entry);
+    const ms = Math.min(this.#timeoutMs, timeoutMs);
+    // Aborted when the caller gives up: a store drops what it has not sent yet (src/inbox/port.ts, PutOptions).
+    const giveUp = ms === Infinity ? undefined : new AbortController();
+    const options = giveUp && { signal: giveUp.signal };
+    const put = earlier
+      ? earlier.then(() => (giveUp?.signal.aborted ? Promise.reject(new CommitTimeout(ms)) : inbox.put(entry, options)))
+      : inbox.put(entry, options);
     const tracked = put.catch(() => undefined);
     this.#inFlight.set(key, tracked);
     void tracked.then(() => {
       if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
     });
-    return this.#within(put, Math.min(this.#timeoutMs, timeoutMs));
+    const answer = this.#within(put, ms, giveUp);
+    const waited = answer.catch(() => undefined);
+    this.#waited.add(waited);
+    void waited.then(() => this.#waited.delete(waited));
+    return answer;
   }
 
-  #within(put: Promise<PutResult>, ms: number): Promise<PutResult> {
+  /** Resolves once every commit asked for so far has been answered (stored, duplicate, failed or timed out). */
+  async settled(): Promise<void> {
+    await Promise.all(this.#waited);
+  }
+
+  #within(put: Promise<PutResult>, ms: number, giveUp: AbortController | undefined): Promise<PutResult> {
     // Options refuse a timeout that is not > 0; Infinity means no timer at all.
-    if (ms === Infinity) return put;
+    if (!giveUp) return put;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new CommitTimeout(ms)), ms);
+      const timer = setTimeout(() => {
+        giveUp.abort();
+        reject(new CommitTimeout(ms));
+      }, ms);
       put.then(
         (result) => {
           clearTimeout(timer);

@@ -9,6 +9,7 @@ import { pause, type Inbox, type InboxClaim } from '../inbox/port.js';
 import { Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
 import { ConfigurationError, WebhookError } from './errors.js';
 import { registrationMethods, type HandlerRegistry } from './handlers.js';
+import { useInbox } from './inbox-users.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
 import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
 
@@ -28,12 +29,22 @@ export interface WorkerOptions {
   handlerTimeoutMs?: number;
   /** pino-compatible. Default: warnings and errors on the console. */
   logger?: WebhookLogger;
+  /**
+   * `close()` closes the inbox once no other receiver or worker of this process uses it, so that nothing
+   * keeps the process alive after it (Redis sockets, a database pool). `false`: the inbox stays open (you
+   * close it with `await inbox.close()`, and may use it after the worker closed, or start the worker again).
+   * @defaultValue true
+   */
+  closeInbox?: boolean;
 }
 
 export interface Worker extends HandlerRegistry {
   /** Starts taking events from the inbox. */
   start(): this;
-  /** Stops taking events, waits for the running ones to finish (or time out), then resolves. */
+  /**
+   * Stops taking events, waits for the running ones to finish (or time out), then closes the inbox if no
+   * other receiver or worker of this process uses it (see `closeInbox`), and resolves.
+   */
   close(): Promise<void>;
 }
 
@@ -63,6 +74,9 @@ export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inb
   }
   if (handlerTimeoutMs !== undefined && !(handlerTimeoutMs >= 0)) {
     throw new ConfigurationError('handlerTimeoutMs', '`handlerTimeoutMs` must be 0 (no limit) or a positive number.');
+  }
+  if (options.closeInbox !== undefined && typeof options.closeInbox !== 'boolean') {
+    throw new ConfigurationError('closeInbox', '`closeInbox` must be true or false.');
   }
   retryPolicy(options.retry);
 }
@@ -186,12 +200,16 @@ export function createConsumer(options: WorkerOptions): Worker {
   const settings = consumerSettings(options);
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger: settings.logger });
   const consumer = new Consumer(settings, dispatcher);
+  const release = useInbox(options.inbox, options.closeInbox);
   return {
     ...registrationMethods<Worker>(dispatcher),
     start() {
       consumer.start();
       return this;
     },
-    close: () => consumer.close(),
+    async close() {
+      await consumer.close();
+      await release();
+    },
   };
 }

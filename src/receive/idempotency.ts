@@ -18,6 +18,14 @@ export type IdempotencyKeys = { [T in Trigger]?: (event: EventOf<T>) => string }
 /**
  * The event's idempotency key. `rawBody` is the body exactly as received; without it the fallback digest
  * is taken over the event serialized again, which recognises the same object but not every resend of it.
+ *
+ * @example
+ * ```ts
+ * import { idempotencyKey, parseWebhook } from 'chat-webhooks';
+ *
+ * const event = parseWebhook(rawBody);
+ * idempotencyKey(event, rawBody); // '2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421': app, webhook, trigger, message id
+ * ```
  */
 export function idempotencyKey(event: ParsedWebhook, rawBody?: string | Uint8Array): string {
   return documentedKey(event) ?? bodyKey(event, rawBody);

@@ -19,6 +19,7 @@ export type {
   InboxState,
   InboxStats,
   ListOptions,
+  PutOptions,
   PutResult,
 } from '../inbox/port.js';
 export { parseWebhook, safeParseWebhook } from './parse.js';
@@ -31,6 +32,7 @@ export type { BodyReader, HeaderSource, WebhookRequest, WebhookResponse } from '
 export { BodyArrival } from './http.js';
 /** For adapters that must wait for the work after a response (Lambda): whether there is any left. */
 export { workFinished } from './in-flight.js';
+export { escapeControl } from './logger.js';
 export type { LogLevel, WebhookLogger } from './logger.js';
 export { rejectUnknownOptions } from './options.js';
 export type { DedupeOptions } from './dedupe.js';

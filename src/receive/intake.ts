@@ -52,6 +52,11 @@ export class Intake {
 
   readonly #deadlines: BodyDeadlines | undefined;
 
+  /** Resolves once every request waiting for a commit has its answer: then the inbox may be closed. */
+  commitsSettled(): Promise<void> {
+    return this.#commits.settled();
+  }
+
   /**
    * Reads the body, then answers: returns the answer when the body is in memory (synchronously unless an
    * inbox must be awaited); for a body still arriving, returns nothing and hands the answer to `send` later.

@@ -17,7 +17,19 @@ const METHODS = ['debug', 'info', 'warn', 'error'] as const;
  * start forged log lines or drive the terminal.
  */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-const escapeControl = (text: string) =>
+
+/**
+ * The text with every control character written as a `\uXXXX` escape (C0 and C1 controls, DEL, U+2028/2029),
+ * so text chosen by a sender (a trigger name, a record key, a header) printed to a log or a terminal can
+ * neither start a forged line nor drive the terminal. The console logger writes every line through it.
+ *
+ * @example
+ * ```ts
+ * import { escapeControl } from 'chat-webhooks';
+ * console.log(`trigger ${escapeControl(event.trigger)}`); // 'x\n\u001b[2J' prints as x\u000a\u001b[2J
+ * ```
+ */
+export const escapeControl = (text: string): string =>
   text.replace(CONTROL, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** One line: the message, then the fields as JSON, every control character escaped. */

@@ -78,7 +78,14 @@ export interface WebhooksOptions {
    * With an inbox and `consume`: the in-process worker's settings (see `createWorker`).
    * @example { concurrency: 16, retry: { attempts: 8 }, leaseMs: 60_000 }
    */
-  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs'>;
+  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs' | 'closeInbox'>;
+  /**
+   * With an inbox: `close()` closes it once no other receiver or worker of this process uses it, so that
+   * nothing keeps the process alive after it (Redis sockets, a database pool). `false`: the inbox stays open
+   * and you close it (`await inbox.close()`).
+   * @defaultValue true
+   */
+  closeInbox?: boolean;
   /**
    * With an inbox: a commit that takes longer is answered 503 (the platform waits about 2 s per delivery).
    * @defaultValue 2000
@@ -120,6 +127,7 @@ const KNOWN_OPTIONS = Object.keys({
   inbox: true,
   consume: true,
   worker: true,
+  closeInbox: true,
   commitTimeoutMs: true,
   idempotencyKeys: true,
   logger: true,
@@ -152,6 +160,8 @@ export interface Settings {
   /** Absent when duplicates are not looked for here (turned off, or an inbox decides). */
   readonly dedupe: DedupeWindow | undefined;
   readonly inbox: Inbox | undefined;
+  /** Whether close() closes the inbox once nobody else here uses it. */
+  readonly closeInbox: boolean;
   /** The in-process worker's options; absent without an inbox or with `consume: false`. */
   readonly worker: WorkerOptions | undefined;
   readonly commitTimeoutMs: number;
@@ -179,13 +189,17 @@ export function settingsOf(options: WebhooksOptions): Settings {
     verify: options.auth === false ? undefined : createCredentialCheck(options.auth),
     dedupe: options.dedupe === false || inbox ? undefined : new DedupeWindow(options.dedupe),
     inbox,
+    closeInbox: options.closeInbox !== false,
     worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger } : undefined,
     commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
     ...keyFunctions(options.idempotencyKeys),
   };
 }
 
-function checkInbox({ inbox, commitTimeoutMs, idempotencyKeys }: WebhooksOptions): void {
+function checkInbox({ inbox, commitTimeoutMs, idempotencyKeys, closeInbox }: WebhooksOptions): void {
+  if (closeInbox !== undefined && typeof closeInbox !== 'boolean') {
+    throw new ConfigurationError('closeInbox', '`closeInbox` must be true or false.');
+  }
   if (inbox !== undefined && (inbox === null || typeof inbox.put !== 'function' || typeof inbox.claim !== 'function')) {
     throw new ConfigurationError('inbox', '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
   }

@@ -98,13 +98,33 @@ function serialize(value: unknown): string | undefined {
  * object, every unknown field kept. An unknown trigger is not an error: it yields an `UnknownWebhookEvent`.
  * A failure is a `WebhookError` (`invalid_json`, `invalid_envelope`, `invalid_payload`) carrying the raw
  * body and, for payload errors, zod's issues with their paths and the envelope.
+ *
+ * @example
+ * ```ts
+ * import { safeParseWebhook } from 'chat-webhooks';
+ *
+ * const result = safeParseWebhook(rawBody);
+ * if (result.success) console.log(result.event.trigger);
+ * else console.error(result.error.code, result.error.issues);
+ * ```
  */
 export function safeParseWebhook(body: WebhookBody): SafeParseResult {
   const { event, error } = inspectDelivery(body);
   return error ? { success: false, error } : { success: true, event: event as ParsedWebhook };
 }
 
-/** Like `safeParseWebhook`, but throws the `WebhookError`. */
+/**
+ * Like `safeParseWebhook`, but throws the `WebhookError`.
+ *
+ * @example
+ * ```ts
+ * import { parseWebhook } from 'chat-webhooks';
+ *
+ * // An SQS consumer, say: the event a queue holds, validated as the receiver would.
+ * const event = parseWebhook(record.body);
+ * if (event.trigger === 'message_sent') console.log(event.data.message.id);
+ * ```
+ */
 export function parseWebhook(body: WebhookBody): ParsedWebhook {
   const { event, error } = inspectDelivery(body);
   if (error) throw error;

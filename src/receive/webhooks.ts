@@ -14,6 +14,7 @@ import { WebhookError } from './errors.js';
 import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
 import { defer, drain, Errand, InFlight, startNow, type StartWork } from './in-flight.js';
+import { useInbox } from './inbox-users.js';
 import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type WebhooksOptions } from './options.js';
 
@@ -69,7 +70,10 @@ export interface Webhooks extends HandlerRegistry {
    * written the response when it returns: the handlers (or onError's report of a refusal) start right after.
    */
   respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
-  /** Stops taking requests (503), stops the in-process worker, and waits for running handlers up to a deadline. */
+  /**
+   * Stops taking requests (503), stops the in-process worker, waits for running handlers up to a deadline,
+   * then closes the inbox if no other receiver or worker of this process uses it (see `closeInbox`).
+   */
   close(options?: CloseOptions): Promise<CloseResult>;
   /** The body size limit adapters enforce while reading. */
   readonly maxBodyBytes: number;
@@ -77,7 +81,18 @@ export interface Webhooks extends HandlerRegistry {
 
 const NO_OPTIONS: HandleOptions = {};
 
-/** Creates a receiver; a mistake in the options throws a `ConfigurationError` here. */
+/**
+ * Creates a receiver; a mistake in the options throws a `ConfigurationError` here.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.data.text));
+ * webhooks.onError((error) => console.error(error.code, error.message));
+ * ```
+ */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const settings = settingsOf(options);
   const { logger, maxBodyBytes } = settings;
@@ -89,6 +104,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   // With an inbox (and `consume` on), a worker in this process runs the handlers for what was stored.
   const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher);
   consumer?.start();
+  const releaseInbox = settings.inbox ? useInbox(settings.inbox, settings.closeInbox) : undefined;
 
   /** Answers through `send`; the work after the response (handlers, onError reports) begins with `start`. */
   function answer(request: WebhookRequest, send: (response: WebhookResponse) => void, options: HandleOptions, start: StartWork): void {
@@ -146,7 +162,11 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       inFlight.closing = true;
       // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
       await consumer?.close();
-      return drain(inFlight, timeoutMs, abandon);
+      const drained = await drain(inFlight, timeoutMs, abandon);
+      // Requests waiting for a commit get their answer before the inbox goes (see src/receive/inbox-users.ts).
+      await intake.commitsSettled();
+      await releaseInbox?.();
+      return drained;
     },
   };
 }

@@ -64,6 +64,54 @@ function storeSuite(name: string, open: () => Promise<{ args: string[]; inbox: (
       expect(readable.stdout).toMatch(/^1 dead entry$/m);
     });
 
+    it('list --json includes each entry\'s event and raw body', async () => {
+      const [dead] = json((await runCli(['inbox', 'list', ...args, '--json'])).stdout) as { event: { trigger: string }; rawBody: string }[];
+      expect(dead!.event.trigger).toBe('message_sent');
+      expect(JSON.parse(dead!.rawBody)).toEqual(dead!.event);
+    });
+
+    it('show <key> prints the entry, its event and its raw body; --json the whole entry', async () => {
+      const { code, stdout } = await runCli(['inbox', 'show', deadKey, ...args]);
+      expect(code).toBe(0);
+      expect(stdout).toContain('TypeError: handler exploded');
+      const rawBody = stdout.slice(stdout.indexOf('\nraw body\n') + '\nraw body\n'.length).trimEnd();
+      expect(JSON.parse(rawBody)).toMatchObject({ trigger: 'message_sent' });
+      const event = stdout.slice(stdout.indexOf('\nevent\n') + '\nevent\n'.length, stdout.indexOf('\nraw body\n'));
+      expect(JSON.parse(event)).toEqual(JSON.parse(rawBody));
+      const [entry] = json((await runCli(['inbox', 'show', deadKey, ...args, '--json'])).stdout);
+      expect(entry).toMatchObject({ key: deadKey, state: 'dead', attempts: 1, rawBody, event: JSON.parse(rawBody) });
+    });
+
+    it('show and retry of a key the inbox does not have say so, with the closest key, and exit 1', async () => {
+      const shown = await runCli(['inbox', 'show', `${deadKey}x`, ...args]);
+      expect(shown.code).toBe(1);
+      expect(shown.stderr).toBe(`chat-webhooks: No entry with key "${deadKey}x" in the ${name} inbox. Did you mean "${deadKey}"? See \`chat-webhooks inbox list\`.\n`);
+      const retried = await runCli(['inbox', 'retry', 'no-such-key', ...args]);
+      expect(retried.code).toBe(1);
+      expect(retried.stderr).toContain('No entry with key "no-such-key"');
+      expect(retried.stdout).toBe('0 dead entries are pending again\n');
+      const notDead = await runCli(['inbox', 'retry', 'cli-pending', ...args]);
+      expect(notDead.code).toBe(1);
+      expect(notDead.stderr).toBe('"cli-pending" is pending, not dead: nothing to retry.\n');
+    });
+
+    it('retry <key> of the dead entry makes it pending; the entry is dead again for the next test', async () => {
+      const { code, stdout } = await runCli(['inbox', 'retry', deadKey, ...args]);
+      expect(code).toBe(0);
+      expect(stdout).toBe('1 dead entry is pending again\n');
+      const inbox = reopen();
+      try {
+        const claims: InboxClaim[] = [];
+        for (let claim = await inbox.claim(LEASE); claim; claim = await inbox.claim(LEASE)) claims.push(claim);
+        const again = claims.find((claim) => claim.key === deadKey) as InboxClaim;
+        await inbox.fail(again, { dead: true, error: 'TypeError: handler exploded' });
+        for (const other of claims.filter((claim) => claim !== again)) await inbox.fail(other, { retryAt: Date.now(), error: 'put back' });
+        expect(await inbox.stats()).toMatchObject({ pending: 1, dead: 1 });
+      } finally {
+        await inbox.close();
+      }
+    });
+
     it('retry makes the dead entry pending again; purge removes the done one', async () => {
       expect(json((await runCli(['inbox', 'retry', ...args, '--json'])).stdout)).toEqual([{ retried: 1 }]);
       expect(json((await runCli(['inbox', 'purge', '--state', 'done', ...args, '--json'])).stdout)).toEqual([{ purged: 1, state: 'done' }]);
@@ -93,6 +141,12 @@ storeSuite('redis', async () => {
 });
 
 describe('inbox usage', () => {
+  it('a mistyped --state gets a did-you-mean', async () => {
+    const { code, stderr } = await runCli(['inbox', 'list', '--state', 'ded', '--sqlite', 'x.db']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('Expected one of pending, running, done, dead. Did you mean "dead"?');
+  });
+
   it('a store that cannot be reached is one line and exit 1', async () => {
     const { code, stderr } = await runCli(['inbox', 'stats', '--redis', 'redis://127.0.0.1:9/']);
     expect(code).toBe(1);

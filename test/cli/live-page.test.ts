@@ -1,46 +1,139 @@
 /**
- * The live page of `listen`, in Debian's headless Chromium driven by playwright-core: deliveries appear as
- * they arrive, newest first, and a click shows the payload and the validation issues. The test saves a
- * screenshot under test/cli/__screenshots__/ (ignored by git). Skipped only when no chromium binary exists.
+ * The live page of `listen` as a request inspector, in Debian's headless Chromium driven by playwright-core,
+ * against the built CLI (with credentials and `--forward`) and a plain node:http server standing for the
+ * developer's app. Every command the page offers to copy is run for real (`sh`), and has to reach `listen`.
+ * Screenshots go to test/cli/__screenshots__/ (ignored by git; the path is printed). Skipped only when no
+ * chromium binary exists.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, Listener, runCli } from './run-cli.js';
+import { assertBuilt, CLI, Listener, runCli, type ListenRecord } from './run-cli.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const SCREENSHOTS = fileURLToPath(new URL('./__screenshots__/', import.meta.url));
+const AUTH = ['--user', 'app', '--password', 'pw'];
+const work = mkdtempSync(join(tmpdir(), 'chat-webhooks-live-page-'));
+
+/** The developer's app behind `--forward`: keeps every body it gets. */
+async function startApp(): Promise<{ server: Server; url: string; bodies: string[] }> {
+  const bodies: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      bodies.push(body);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, bodies };
+}
+
+/** Runs a copied command line in `sh`, the CLI's `npx chat-webhooks` being the built one. */
+function shell(commandLine: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const script = commandLine.replaceAll('npx chat-webhooks', `'${process.execPath}' '${CLI}'`);
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', script], { cwd: work, env: { ...process.env, CHAT_WEBHOOKS_PASSWORD: 'pw' } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
 
 describe.skipIf(!CHROMIUM)('listen live page (headless Chromium)', () => {
   let listener: Listener;
+  let app: Awaited<ReturnType<typeof startApp>>;
   let browser: Browser;
+  let context: BrowserContext;
+  const problems: string[] = [];
+
+  async function send(args: string[], count = 1): Promise<ListenRecord[]> {
+    const before = listener.records.length;
+    const result = await runCli(['send', ...args, '--url', `${listener.url}webhooks`, ...AUTH]);
+    expect(result.code, result.stderr).toBe(0);
+    return (await listener.waitFor(before + count)).slice(before);
+  }
+
+  async function openPage(width = 1280, height = 800): Promise<Page> {
+    const page = await context.newPage();
+    await page.setViewportSize({ width, height });
+    page.on('console', (message) => {
+      // A refused connection (the test that cuts the feed) is logged too; what matters is what CSP refused.
+      if (message.type() === 'error' && /Content Security Policy|^Refused to /.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    return page;
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const file = `${SCREENSHOTS}${name}.png`;
+    await page.screenshot({ path: file, fullPage: true });
+    expect(statSync(file).size).toBeGreaterThan(5_000);
+    console.log(`screenshot: ${file}`);
+  }
+
+  /** Clicks a copy button and returns what reached the clipboard. */
+  async function copied(page: Page, action: string): Promise<string> {
+    await page.evaluate(() => navigator.clipboard.writeText(''));
+    await page.locator(`#action-${action}`).click();
+    await expect.poll(() => page.locator('#notice').textContent()).toMatch(/^Copied/);
+    return page.evaluate(() => navigator.clipboard.readText());
+  }
 
   beforeAll(async () => {
     assertBuilt();
-    listener = await Listener.start();
+    app = await startApp();
+    listener = await Listener.start([...AUTH, '--forward', app.url]);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless=new', '--disable-gpu'] });
+    context = await browser.newContext({ acceptDownloads: true });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: listener.url.slice(0, -1) });
   }, 30_000);
 
   afterAll(async () => {
     await browser?.close();
     await listener?.stop();
+    app?.server.close();
+    // Nothing the page did was refused by its Content-Security-Policy, and no script failed.
+    expect(problems).toEqual([]);
   });
 
-  it('lists deliveries newest first and shows payload and issues on click', async () => {
-    // One delivery before the page opens (it comes from the history), the rest while it is open.
-    expect((await runCli(['send', 'message_sent', '--url', listener.url])).code).toBe(0);
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  it('empty: says how to send one, with the credentials flags listen requires, and that command works', async () => {
+    const page = await openPage();
     await page.goto(listener.url);
+    const hint = await page.locator('#hint').textContent();
+    expect(hint).toBe(`npx chat-webhooks send message_sent --url ${listener.url} --user app --password "$CHAT_WEBHOOKS_PASSWORD"`);
+    const before = listener.records.length;
+    expect((await shell(hint ?? '')).code).toBe(0);
+    expect((await listener.waitFor(before + 1))[before]).toMatchObject({ status: 200, trigger: 'message_sent' });
     await page.locator('#deliveries li').first().waitFor();
-    expect(await page.locator('#state').textContent()).toBe('live');
+    await shot(page, 'live-page-first-delivery');
+    await page.close();
+  });
 
-    expect((await runCli(['send', 'message_sent', '--url', listener.url, '--no-validate', '--set', 'data.message.sentAt=soon'])).code).toBe(0);
-    expect((await runCli(['send', 'group_created', '--url', listener.url])).code).toBe(0);
-    await page.waitForFunction(() => document.querySelectorAll('#deliveries li').length === 3);
+  it('shows earlier deliveries with the page itself, before (and without) the live feed', async () => {
+    const page = await openPage();
+    await page.route('**/events*', (route) => route.abort());
+    await page.goto(listener.url);
+    expect(await page.locator('#deliveries li').count()).toBe(listener.records.length);
+    expect(await page.locator('#state').textContent()).not.toBe('live');
+    await page.close();
+  });
 
+  it('lists deliveries newest first; a click shows issues, masked headers and the payload', async () => {
+    const page = await openPage();
+    await page.goto(listener.url);
+    await expect.poll(() => page.locator('#state').textContent()).toBe('live');
+    await send(['message_sent', '--no-validate', '--set', 'data.message.sentAt=soon']);
+    await send(['group_created']);
+    await page.waitForFunction((count) => document.querySelectorAll('#deliveries li').length === count, listener.records.length);
     const items = page.locator('#deliveries li');
-    expect(await items.evaluateAll((nodes) => nodes.map((node) => (node as HTMLElement).dataset.seq))).toEqual(['3', '2', '1']);
     expect(await items.locator('.trigger').allTextContents()).toEqual(['group_created', 'message_sent', 'message_sent']);
     expect(await items.nth(1).locator('.verdict').textContent()).toBe('invalid');
 
@@ -48,16 +141,201 @@ describe.skipIf(!CHROMIUM)('listen live page (headless Chromium)', () => {
     await expect.poll(() => page.locator('#issues').textContent()).toContain('data.message.sentAt');
     const payload = JSON.parse((await page.locator('#payload').textContent()) ?? '') as { data: { message: { sentAt: unknown } } };
     expect(payload.data.message.sentAt).toBe('soon');
+    const headers = await page.locator('#headers').textContent();
+    expect(headers).toContain('authorizationBasic ••••••');
+    expect(headers).toContain('content-typeApplication/json');
+    expect(await page.content()).not.toContain(Buffer.from('app:pw').toString('base64'));
+    await shot(page, 'live-page-detail');
 
     await items.nth(0).click();
     expect(await page.locator('#detail').textContent()).toContain('group_created · valid');
     expect(await page.locator('#issues').count()).toBe(0);
-    expect(await page.locator('#payload').textContent()).toContain('"trigger": "group_created"');
+    await page.close();
+  });
 
-    await items.nth(1).click();
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const file = `${SCREENSHOTS}live-page.png`;
-    await page.screenshot({ path: file, fullPage: true });
-    expect(statSync(file).size).toBeGreaterThan(10_000);
-  }, 60_000);
+  it('filters by trigger and by status, and searches in payloads', async () => {
+    await send(['user_blocked']);
+    const page = await openPage();
+    await page.goto(listener.url);
+    const visible = () => page.locator('#deliveries li:not([hidden]) .trigger').allTextContents();
+    await page.selectOption('#filter-trigger', 'message_sent');
+    expect(await visible()).toEqual(['message_sent', 'message_sent']);
+    await page.selectOption('#filter-status', 'invalid');
+    expect(await visible()).toEqual(['message_sent']);
+    expect(await page.locator('#count').textContent()).toBe(`1 of ${listener.records.length} shown`);
+    await page.selectOption('#filter-trigger', '');
+    await page.selectOption('#filter-status', '2xx');
+    expect((await visible()).length).toBe(listener.records.length);
+
+    // A value that is only in one payload: the group's guid.
+    const group = JSON.parse(listener.records.find((record) => record.trigger === 'group_created')?.rawBody ?? '') as { data: { group: { guid: string } } };
+    await page.fill('#search', group.data.group.guid.toUpperCase());
+    expect(await visible()).toEqual(['group_created']);
+    await page.fill('#search', 'no such text anywhere');
+    expect(await visible()).toEqual([]);
+    await page.fill('#search', '');
+    expect((await visible()).length).toBe(listener.records.length);
+    await page.close();
+  });
+
+  it('copy payload, copy as curl, copy as `send --file`: each command, run, delivers the same body again', async () => {
+    const [record] = await send(['message_reaction_added']);
+    const page = await openPage();
+    await page.goto(listener.url);
+    await page.locator(`#deliveries li[data-seq="${record?.seq}"]`).click();
+
+    expect(JSON.parse(await copied(page, 'copy-payload'))).toEqual(JSON.parse(record?.rawBody ?? ''));
+
+    const curl = await copied(page, 'copy-curl');
+    expect(curl).toMatch(/^curl -X POST http:\/\/127\.0\.0\.1:\d+\/webhooks -H 'Content-Type: Application\/json' -u app:"\$CHAT_WEBHOOKS_PASSWORD" --data-binary '/);
+    let before = listener.records.length;
+    expect((await shell(`${curl} --silent --fail`)).code).toBe(0);
+    const byCurl = (await listener.waitFor(before + 1))[before];
+    expect(byCurl).toMatchObject({ status: 200, rawBody: record?.rawBody, duplicate: true });
+
+    const sendFile = await copied(page, 'copy-send');
+    expect(sendFile).toContain(`npx chat-webhooks send --file delivery-${record?.seq}.json --url ${listener.url}webhooks --user app --password "$CHAT_WEBHOOKS_PASSWORD"`);
+    before = listener.records.length;
+    const sent = await shell(sendFile);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(readFileSync(join(work, `delivery-${record?.seq}.json`), 'utf8')).toBe(record?.rawBody);
+    expect((await listener.waitFor(before + 1))[before]).toMatchObject({ status: 200, rawBody: record?.rawBody });
+    await page.close();
+  });
+
+  it('resends a delivery to the --forward target', async () => {
+    const [record] = await send(['group_member_joined']);
+    const page = await openPage();
+    await page.goto(listener.url);
+    await page.locator(`#deliveries li[data-seq="${record?.seq}"]`).click();
+    const forwardedBefore = app.bodies.length;
+    await page.locator('#action-resend').click();
+    await expect.poll(() => page.locator('#notice').textContent()).toMatch(new RegExp(`^Resent #${record?.seq} to ${app.url}: 204`));
+    expect(app.bodies.slice(forwardedBefore)).toEqual([record?.rawBody]);
+    await page.close();
+  });
+
+  it('pause holds new deliveries back, clear empties the page, download gives NDJSON that replay reads', async () => {
+    const page = await openPage();
+    await page.goto(listener.url);
+    await expect.poll(() => page.locator('#state').textContent()).toBe('live');
+    const shown = await page.locator('#deliveries li').count();
+    await page.locator('#pause').click();
+    expect(await page.locator('#pause').getAttribute('aria-pressed')).toBe('true');
+    const [held] = await send(['user_unblocked']);
+    await expect.poll(() => page.locator('#pause').textContent()).toBe('Resume (1 new)');
+    expect(await page.locator('#deliveries li').count()).toBe(shown);
+    await page.locator('#pause').click();
+    expect(await page.locator('#deliveries li').first().getAttribute('data-seq')).toBe(String(held?.seq));
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download').click()]);
+    const file = join(work, 'capture.ndjson');
+    await download.saveAs(file);
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ListenRecord);
+    expect(lines.map((line) => line.seq)).toEqual(listener.records.map((record) => record.seq));
+    expect(lines.map((line) => line.rawBody)).toEqual(listener.records.map((record) => record.rawBody));
+    const target = await startApp();
+    try {
+      const replayed = await runCli(['replay', file, '--url', target.url]);
+      expect(replayed.code).toBe(0);
+      expect(target.bodies).toEqual(listener.records.map((record) => record.rawBody));
+    } finally {
+      target.server.close();
+    }
+
+    await page.locator('#clear').click();
+    expect(await page.locator('#deliveries li').count()).toBe(0);
+    const [next] = await send(['user_blocked']);
+    await expect.poll(() => page.locator('#deliveries li').count()).toBe(1);
+    expect(await page.locator('#deliveries li').first().getAttribute('data-seq')).toBe(String(next?.seq));
+    await page.close();
+  });
+
+  it('long ids wrap instead of spilling; under 700 px the page is one column', async () => {
+    const long = `msg-${'0123456789abcdef'.repeat(20)}`;
+    await send(['message_sent', '--set', `data.message.id=${long}`]);
+    for (const width of [1280, 600]) {
+      const page = await openPage(width, 900);
+      await page.goto(listener.url);
+      await page.locator('#deliveries li').first().click();
+      const spill = await page.evaluate(() => {
+        const root = document.documentElement;
+        const inner = Array.from(document.querySelectorAll('#deliveries li, #detail .facts, #detail pre'));
+        return { page: root.scrollWidth - root.clientWidth, elements: inner.filter((node) => node.scrollWidth > node.clientWidth + 1).length };
+      });
+      expect(spill).toEqual({ page: 0, elements: 0 });
+      const list = await page.locator('main').boundingBox();
+      const detail = await page.locator('#detail').boundingBox();
+      if (width < 700) {
+        expect(detail?.x).toBe(list?.x);
+        expect(detail?.y ?? 0).toBeGreaterThanOrEqual((list?.y ?? 0) + (list?.height ?? 0) - 1);
+      } else {
+        expect(detail?.x ?? 0).toBeGreaterThan((list?.x ?? 0) + 300);
+      }
+      await shot(page, `live-page-${width}px`);
+      await page.close();
+    }
+  });
+
+  it('works from the keyboard alone: Tab reaches the filters, the search, a delivery and the copy buttons', async () => {
+    const page = await openPage();
+    await page.goto(listener.url);
+    const focused = () => page.evaluate(() => document.activeElement?.id || `seq ${(document.activeElement as HTMLElement | null)?.dataset.seq}`);
+    const order: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      await page.keyboard.press('Tab');
+      order.push(await focused());
+    }
+    const newest = String(listener.records.at(-1)?.seq);
+    expect(order).toEqual(['filter-trigger', 'filter-status', 'search', 'pause', 'clear', 'download', `seq ${newest}`]);
+
+    // Back to the search, type, and the list follows.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('search');
+    await page.keyboard.type('user_blocked');
+    await expect.poll(() => page.locator('#deliveries li:not([hidden]) .trigger').allTextContents()).toEqual(['user_blocked', 'user_blocked']);
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('filter-status');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.locator('#filter-status').inputValue()).toBe('2xx');
+
+    // To the first delivery shown, Enter opens it and moves to its title; Tab goes on to the copy buttons.
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Tab');
+    expect(await focused()).toMatch(/^seq \d+$/);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe('detail-title');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('action-copy-payload');
+    await page.evaluate(() => navigator.clipboard.writeText(''));
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('"trigger": "user_blocked"');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('action-copy-curl');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^curl -X POST /);
+    await shot(page, 'live-page-keyboard');
+    await page.close();
+  });
+
+  it('a page open across a restart of listen starts over with the new run', async () => {
+    await send(['group_created']);
+    const page = await openPage();
+    await page.goto(listener.url);
+    await expect.poll(() => page.locator('#state').textContent()).toBe('live');
+    expect(await page.locator('#deliveries li').count()).toBeGreaterThan(0);
+    const { port } = listener;
+    expect(await listener.stop()).toBe(0);
+    await expect.poll(() => page.locator('#state').textContent()).toBe('reconnecting…');
+    listener = await Listener.start([...AUTH, '--forward', app.url, '--port', String(port)]);
+    // The new run numbers from 1 again: the page reloads rather than mix the two runs.
+    await expect.poll(() => page.locator('#state').textContent(), { timeout: 10_000 }).toBe('live');
+    await expect.poll(() => page.locator('#deliveries li').count()).toBe(0);
+    const [first] = await send(['user_blocked']);
+    expect(first?.seq).toBe(1);
+    await expect.poll(() => page.locator('#deliveries li').count()).toBe(1);
+    await page.close();
+  });
 });

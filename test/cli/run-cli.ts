@@ -77,6 +77,7 @@ export interface ListenRecord {
   duplicate: boolean;
   issues: { path: string; message: string }[];
   rawBody: string;
+  headers?: Record<string, string>;
   fields: [string, string][];
   forward?: { url: string; status?: number; ms: number; error?: string };
 }

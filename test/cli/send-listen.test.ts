@@ -2,7 +2,7 @@
  * `send` into `listen` over loopback, `listen --forward` to a plain server, `replay` of what `listen --json`
  * captured: the built CLI as child processes, the receiver the package's own.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -41,6 +41,23 @@ afterAll(async () => {
   expect(await listener.stop()).toBe(0);
   app.server.close();
 });
+
+/** A request with the `Host` (and other headers) a browser would send; fetch would not let a test set Host. */
+function raw(port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers, setHost: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => {
+        text += chunk;
+        // /events never ends: its first message is enough.
+        if (path.startsWith('/events') && text.includes('\n\n')) res.destroy();
+      });
+      res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 /** Sends and returns the records listen made of this send. */
 async function sendAndRecord(args: string[], expected: number) {
@@ -205,6 +222,8 @@ describe('listen', () => {
     ]);
     expect(records.find((record) => record.status === 400)?.issues[0]?.message).toMatch(/not valid JSON/);
     expect(records.find((record) => record.status === 405)?.issues).toEqual([]);
+    // The rest of an oversized body, drained after the 413, is not kept: at most the receiver's limit.
+    expect(records.find((record) => record.status === 413)?.rawBody.length).toBeLessThanOrEqual(1024 * 1024);
   });
 
   it('prints each delivery readably without --json', async () => {
@@ -219,5 +238,115 @@ describe('listen', () => {
     } finally {
       await plain.stop();
     }
+  });
+});
+
+describe('listen is safe to leave running', () => {
+  it('answers the page and its feed only for Host values naming it (loopback, with its port): 421 otherwise', async () => {
+    const port = listener.port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      expect((await raw(port, '/', { host })).status, host).toBe(200);
+      expect((await raw(port, '/events', { host })).status, host).toBe(200);
+    }
+    // A rebinding page's requests name its own host; a wrong port is another server.
+    for (const host of [`evil.example:${port}`, 'evil.example', `localhost:${port + 1}`, `127.0.0.1.evil.example:${port}`, '']) {
+      for (const path of ['/', '/events', '/events?after=0']) {
+        const answer = await raw(port, path, { host });
+        expect(answer.status, `${host} ${path}`).toBe(421);
+        expect(answer.body).not.toContain('rawBody');
+      }
+    }
+  });
+
+  it('takes webhooks for any Host (a tunnel forwards its public name) but resend only from the page itself', async () => {
+    const before = listener.records.length;
+    const body = JSON.stringify({ trigger: 'group_deleted', data: { group: { guid: 'through-a-tunnel' } } });
+    const headers = { host: 'abc.trycloudflare.com', 'content-type': 'application/json', authorization: `Basic ${Buffer.from('app:pw').toString('base64')}` };
+    expect((await raw(listener.port, '/webhooks', headers, 'POST', body)).status).toBe(200);
+    const [record] = (await listener.waitFor(before + 1)).slice(before);
+    expect(record?.trigger).toBe('group_deleted');
+    const resend = `/_listen/resend/${record?.seq}`;
+    const host = `127.0.0.1:${listener.port}`;
+    expect((await raw(listener.port, resend, { host }, 'POST')).status).toBe(403);
+    expect((await raw(listener.port, resend, { host, origin: 'https://evil.example' }, 'POST')).status).toBe(403);
+    expect((await raw(listener.port, resend, { host: 'evil.example', origin: `http://${host}` }, 'POST')).status).toBe(421);
+    const forwardedBefore = app.received.length;
+    const resent = await raw(listener.port, resend, { host, origin: `http://${host}` }, 'POST');
+    expect(resent.status).toBe(200);
+    expect(JSON.parse(resent.body)).toMatchObject({ status: 204 });
+    expect(app.received.slice(forwardedBefore).map((delivery) => delivery.body)).toEqual([body]);
+    expect(app.received[forwardedBefore]?.headers.authorization).toBe(headers.authorization);
+  });
+
+  it('sends the page with a strict Content-Security-Policy (its script and style by hash), nosniff, no framing', async () => {
+    const page = await raw(listener.port, '/', { host: `localhost:${listener.port}` });
+    const policy = String(page.headers['content-security-policy']);
+    expect(policy).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; style-src 'sha256-[A-Za-z0-9+/]+=*'; connect-src 'self'/);
+    expect(policy).not.toContain('unsafe');
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    const events = await raw(listener.port, '/events', { host: `localhost:${listener.port}` });
+    expect(events.headers['x-content-type-options']).toBe('nosniff');
+    expect(events.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+  });
+
+  it('the credential of a delivery is masked in its record and on the page', async () => {
+    const { records } = await sendAndRecord(['user_blocked', ...AUTH], 1);
+    expect(records[0]?.headers?.authorization).toBe('Basic ••••••');
+    expect(JSON.stringify(records[0])).not.toContain(Buffer.from('app:pw').toString('base64'));
+    const page = await raw(listener.port, '/', { host: `localhost:${listener.port}` });
+    expect(page.body).toContain('Basic ••••••');
+    expect(page.body).not.toContain(Buffer.from('app:pw').toString('base64'));
+  });
+
+  it('prints no raw control character: a trigger, a key or an answer cannot forge lines or drive the terminal', async () => {
+    const plain = await Listener.startPlain();
+    try {
+      const hostile = 'evil\u001b[2J\r\n12:00:00 200 message_sent \u2713 valid\u009b31m\u2028';
+      const body = JSON.stringify({ trigger: hostile, data: { group: { guid: 'x\u001b]0;owned\u0007' } } });
+      expect((await fetch(plain.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).status).toBe(200);
+      const text = await plain.waitForText(/evil/);
+      expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/);
+      expect(text).toContain('evil\\u001b[2J\\u000d\\u000a12:00:00 200 message_sent \u2713 valid\\u009b31m\\u2028');
+      expect(text.split('\n').filter((line) => line.startsWith('12:00:00'))).toEqual([]);
+    } finally {
+      await plain.stop();
+    }
+    // NDJSON escapes C0 controls itself; C1 and U+2028/2029 are escaped too, and the record is the same JSON.
+    const before = listener.records.length;
+    const body = JSON.stringify({ trigger: 'x\u009b2J\u2028', data: {} });
+    const auth = `Basic ${Buffer.from('app:pw').toString('base64')}`;
+    await fetch(listener.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body });
+    const [record] = (await listener.waitFor(before + 1)).slice(before);
+    expect(record?.trigger).toBe('x\u009b2J\u2028');
+    expect(listener.text).not.toMatch(/[\u007f-\u009f\u2028\u2029]/);
+  });
+
+  it('--events shows and captures only the triggers named (the others are still answered)', async () => {
+    const only = await Listener.start(['--events', 'user_blocked,group_creatd']);
+    try {
+      expect(only.stderr).toContain('"group_creatd", which is not a known trigger. Did you mean "group_created"');
+      expect(only.stderr).toContain('showing only user_blocked, group_creatd');
+      expect((await runCli(['send', 'message_sent', '--url', only.url])).code).toBe(0);
+      expect((await runCli(['send', 'user_blocked', '--url', only.url])).code).toBe(0);
+      const notJson = await fetch(only.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+      expect(notJson.status).toBe(400);
+      const records = await only.waitFor(2);
+      expect(records.map((record) => [record.trigger, record.status])).toEqual([
+        ['user_blocked', 200],
+        [undefined, 400],
+      ]);
+    } finally {
+      await only.stop();
+    }
+  });
+
+  it('--help says how the platform reaches a local port: a tunnel, with commands', async () => {
+    const help = await runCli(['listen', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('cloudflared tunnel --url http://localhost:3000');
+    expect(help.stdout).toContain('ngrok http 3000');
+    expect(help.stdout).toContain('--events <triggers>');
   });
 });

@@ -37,16 +37,26 @@ describe('overrides', () => {
 
   it('keeps text where the field holds text, and reads JSON elsewhere', () => {
     const target = event();
-    for (const text of ['data.message.id=42', 'data.message.sentAt=7', 'data.message.extra={"a":true}', 'data.message.tags.0=b']) {
-      applyOverride(target, parseOverride(text));
-    }
+    for (const text of ['data.message.id=42', 'data.message.sentAt=7', 'data.message.tags.0=b']) applyOverride(target, parseOverride(text));
+    applyOverride(target, parseOverride('data.message.extra={"a":true}', 'add'));
     expect(target.data).toEqual({ message: { id: '42', sentAt: 7, extra: { a: true }, tags: ['b'] } });
   });
 
-  it('creates missing objects and keeps = signs in the value', () => {
+  it('--add creates missing objects and keeps = signs in the value', () => {
     const target = event();
-    applyOverride(target, parseOverride('data.new.deep=a=b'));
+    applyOverride(target, parseOverride('data.new.deep=a=b', 'add'));
     expect((target.data as { new: unknown }).new).toEqual({ deep: 'a=b' });
+  });
+
+  it('--set refuses a path the event does not have, naming the closest ones it has, and changes nothing', () => {
+    const target = event();
+    expect(() => applyOverride(target, parseOverride('data.mesage.id=5'))).toThrow(
+      '--set data.mesage.id: the event has no "data.mesage". Did you mean "data.message.id"? To add a new field, use --add data.mesage.id=5.',
+    );
+    expect(() => applyOverride(target, parseOverride('data.message.sentat=1'))).toThrow(/no "data.message.sentat". Did you mean "data.message.sentAt"\?/);
+    expect(() => applyOverride(target, parseOverride('data.message.tags.1=x'))).toThrow(/no "data.message.tags.1"/);
+    expect(() => applyOverride(target, parseOverride('zzz=1'))).toThrow(/^--set zzz: the event has no "zzz". To add/);
+    expect(target).toEqual(event());
   });
 
   it('refuses paths through a value or into the prototype', () => {

@@ -5,7 +5,11 @@
 //               require() of ES modules (20.18) and Node 22, and with --no-experimental-require-module;
 //   esm/        import of every entry, Express and Fastify for real, on the same Nodes;
 //   typescript/ one application compiled under node16 (CommonJS), nodenext (CommonJS and ES module) and
-//               bundler resolution, by TypeScript 7 and TypeScript 5, then run.
+//               bundler resolution, by TypeScript 7 and TypeScript 5, then run;
+//   peerless/   the package installed with none of its optional peers: import and require() of every entry
+//               either load or say which peer to install (the exact sentence), and the declarations of the
+//               entries with peers compile with skipLibCheck off (TypeScript 7).
+// `--peerless` runs only the last (quick, current Node only).
 // The other Nodes and TypeScript 5 come from toolchains/ (installed on first use; linux-x64 only for Node).
 // Ends with "N passed, N failed"; exits 1 if any check failed.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -30,18 +34,37 @@ function check(name, command, args, { expect, ...options } = {}) {
   if (!ok) console.log(`${run.stdout ?? ''}${run.stderr ?? ''}${run.error ?? ''}`.trim().replace(/^/gm, '    '));
 }
 
+/** Installs the tarball alone (no optional peer, no @types) into a fresh folder and runs peerless/. */
+function checkPeerless(tarball) {
+  const folder = join(work, 'peerless');
+  cpSync(join(here, 'peerless'), folder, { recursive: true });
+  // The same application as an ES module, to check the ES module build's declarations too.
+  cpSync(join(folder, 'types.ts'), join(folder, 'types.mts'));
+  writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'consumers-peerless', private: true, dependencies: { 'chat-webhooks': `file:${tarball}` } }, null, 2));
+  console.log('installing the tarball alone into a fresh project');
+  npm(['install', '--prefer-offline', '--no-package-lock', '--omit=peer'], folder);
+  check('without its optional peers, import of each entry loads or names the peer to install', process.execPath, ['esm.mjs'], { cwd: folder });
+  check('without its optional peers, require() of each entry loads or names the peer to install', process.execPath, ['cjs.cjs'], { cwd: folder });
+  check('without its optional peers, TypeScript 7 compiles the stores\' declarations with skipLibCheck off', bin(root, 'tsc'), ['-p', folder]);
+}
+
+class Done extends Error {}
+
 const work = mkdtempSync(join(tmpdir(), 'chat-webhooks-consumers-'));
 try {
   console.log('building and packing');
   npm(['run', 'build', '--silent'], root);
   const tarball = join(work, npm(['pack', '--ignore-scripts', '--pack-destination', work], root).trim().split('\n').pop());
 
+  checkPeerless(tarball);
+  if (process.argv.includes('--peerless')) throw new Done();
+
   check('@arethetypeswrong/cli: every entry resolves with types under node10, node16 (CJS and ESM) and bundler', bin(root, 'attw'), [tarball]);
   check('publint --strict', bin(root, 'publint'), ['run', tarball, '--strict']);
 
   const rootPkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const app = join(work, 'app');
-  cpSync(here, app, { recursive: true, filter: (source) => !/[/\\](toolchains|node_modules|out)$/.test(source) && !source.endsWith('run.mjs') });
+  cpSync(here, app, { recursive: true, filter: (source) => !/[/\\](toolchains|node_modules|out|peerless)$/.test(source) && !source.endsWith('run.mjs') });
   const dependencies = { 'chat-webhooks': `file:${tarball}` };
   // bullmq and ioredis are pure JavaScript: chat-webhooks/redis loads for real. better-sqlite3 (native) is left
   // out: chat-webhooks/sqlite must then fail naming it, which the smoke projects check.
@@ -87,6 +110,8 @@ try {
       check(`the ${project.name} application compiled by ${compiler} runs`, process.execPath, [join(folder, 'out', 'usage.js')], { cwd: folder });
     }
   }
+} catch (error) {
+  if (!(error instanceof Done)) throw error;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

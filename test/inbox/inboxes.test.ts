@@ -2,12 +2,32 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll } from 'vitest';
 import { memoryInbox } from '../../src/inbox/memory.js';
 import { redisInbox } from '../../src/inbox/redis.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { sha256Base64 } from '../../src/platform/node.js';
 import { redisPerSuite } from '../support/redis-server.js';
 import { inboxContract } from './contract.js';
+
+/** ARGV: key prefix, now, then (hash, data, opts) per job. */
+const SEED_DEAD = `local base, now = ARGV[1], ARGV[2]
+for i = 3, #ARGV, 3 do
+  local id = 'k_' .. ARGV[i]
+  redis.call('HSET', base .. id, 'name', 'message_sent', 'data', ARGV[i + 1], 'opts', ARGV[i + 2], 'timestamp', now,
+    'delay', 0, 'priority', 0, 'atm', 1, 'ats', 1, 'failedReason', 'seeded', 'stacktrace', '[]', 'processedOn', now, 'finishedOn', now)
+  redis.call('ZADD', base .. 'failed', now, id)
+  redis.call('SET', base .. 'seen:' .. ARGV[i], 'stored', 'PX', 86400000)
+end
+return 0`;
+
+/** A dead entry's columns and fields, as a claim and a failure leave them. */
+function deadEntry(i: number) {
+  const key = `dead-${i}`;
+  const rawBody = JSON.stringify({ trigger: 'message_sent', appId: 'app', data: { message: { id: key } } });
+  return { key, trigger: 'message_sent', rawBody, receivedAt: Date.now() };
+}
 
 let serial = 0;
 
@@ -23,6 +43,20 @@ inboxContract('sqliteInbox', {
   durable: true,
   leaseSlackMs: 200,
   open: ({ windowMs, name } = {}) => sqliteInbox({ path: join(dir, `${name ?? `db-${++serial}`}.sqlite`), windowMs }),
+  cliArgs: (name) => ['--sqlite', join(dir, `${name}.sqlite`)],
+  async seedDead(name, count) {
+    const db = new Database(join(dir, `${name}.sqlite`), { timeout: 5000 });
+    const insert = db.prepare(
+      `INSERT INTO inbox (key, trigger, state, due, received_at, attempts, last_error, raw_body) VALUES (?, ?, 3, ?, ?, 1, 'seeded', ?)`,
+    );
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const { key, trigger, rawBody, receivedAt } = deadEntry(i);
+        insert.run(key, trigger, receivedAt, receivedAt, rawBody);
+      }
+    })();
+    db.close();
+  },
 });
 
 const redis = redisPerSuite();
@@ -31,4 +65,20 @@ inboxContract('redisInbox', {
   // BullMQ's stalled checker runs every leaseMs/2 (at least 100 ms) and needs two passes to move a job back.
   leaseSlackMs: 1000,
   open: ({ windowMs, name } = {}) => redisInbox({ url: redis.server.url, prefix: `t-${name ?? ++serial}`, windowMs, pollMs: 20 }),
+  cliArgs: (name) => ['--redis', redis.server.url, '--prefix', `t-${name}`],
+  /** BullMQ's failed jobs as its moveToFailed leaves them (job hash, `failed` set), and the inbox's markers. */
+  async seedDead(name, count) {
+    const base = `t-${name}:inbox:`;
+    const now = Date.now();
+    const opts = (jobId: string) => JSON.stringify({ jobId, removeOnComplete: true, removeOnFail: false, attempts: 1 });
+    for (let start = 0; start < count; start += 5000) {
+      const args: string[] = [];
+      for (let i = start; i < Math.min(count, start + 5000); i++) {
+        const { key, trigger, rawBody, receivedAt } = deadEntry(i);
+        const hash = sha256Base64(key);
+        args.push(hash, JSON.stringify({ key, trigger, rawBody, receivedAt }), opts(`k_${hash}`));
+      }
+      await redis.client.eval(SEED_DEAD, 0, base, now, ...args);
+    }
+  },
 });

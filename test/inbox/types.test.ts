@@ -57,3 +57,22 @@ describe('durable delivery types', () => {
     }).close();
   });
 });
+
+describe('store options typed without the peers’ own types', () => {
+  it('sqliteInbox takes a better-sqlite3 database; redisInbox an ioredis client or its options', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const { Redis } = await import('ioredis');
+    type SqliteOptions = Parameters<typeof sqliteInbox>[0];
+    type RedisOptions = Parameters<typeof redisInbox>[0];
+    expectTypeOf(new Database(':memory:')).toExtend<NonNullable<SqliteOptions['database']>>();
+    expectTypeOf<import('ioredis').RedisOptions>().toExtend<NonNullable<RedisOptions['connection']>>();
+    expectTypeOf(new Redis({ lazyConnect: true })).toExtend<NonNullable<RedisOptions['connection']>>();
+    // ioredis options written in place, beyond the few these declarations name, are accepted as they are
+    expectTypeOf({ host: 'localhost', enableReadyCheck: false, tls: {} }).toExtend<NonNullable<RedisOptions['connection']>>();
+    // @ts-expect-error a port is a number
+    const wrong: RedisOptions = { connection: { host: 'localhost', port: 'six' } };
+    // @ts-expect-error a database is not a path
+    const notADatabase: SqliteOptions = { database: './inbox.db' };
+    void [wrong, notADatabase];
+  });
+});

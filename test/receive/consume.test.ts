@@ -359,10 +359,10 @@ describe('the worker: options and lifecycle', () => {
     expect(delays).toContain(30_000);
   });
 
-  it('close() before start() resolves, and a closed worker can start again', async () => {
+  it('close() before start() resolves, and a closed worker can start again (its inbox kept open)', async () => {
     const inbox = memoryInbox();
     const ran: string[] = [];
-    const created = worker({ inbox, logger: {} }).on('message_sent', (_event, { key }) => void ran.push(key));
+    const created = worker({ inbox, logger: {}, closeInbox: false }).on('message_sent', (_event, { key }) => void ran.push(key));
     await created.close();
     created.start();
     await created.close();
@@ -488,5 +488,103 @@ describe('the worker: what it writes and how it cleans up', () => {
     expect(lines[0]?.level).toBe('error');
     expect(lines[0]?.message).toMatch(/register webhooks.onError/);
     expect((await inbox.list({ state: 'dead' }))[0]?.lastError).toMatch(/30 ms/);
+  });
+});
+
+describe('who closes the inbox (src/receive/inbox-users.ts)', () => {
+  const auth = { username: 'u', password: 'p' };
+  /** The inbox with its close() counted. */
+  function countingInbox() {
+    const inner = memoryInbox();
+    const closes = { count: 0 };
+    const inbox = inboxWith({ close: () => ((closes.count += 1), inner.close()) }, inner);
+    return { inbox, inner, closes };
+  }
+
+  it("a worker's close() closes the inbox it alone was given, once, after its running handler finished", async () => {
+    const { inbox, closes } = countingInbox();
+    await inbox.put(entry('k1'));
+    const steps: string[] = [];
+    const created = createWorker({ inbox, logger: {}, concurrency: 1 })
+      .on('message_sent', async () => {
+        steps.push('handler started');
+        await sleep(50);
+        steps.push('handler finished');
+      })
+      .start();
+    await until(() => steps.length === 1);
+    await created.close();
+    steps.push(`closed ${closes.count}`);
+    await created.close();
+    expect(steps).toEqual(['handler started', 'handler finished', 'closed 1']);
+    expect(closes.count).toBe(1);
+    await expect(inbox.put(entry('k2'))).rejects.toThrow(/closed/);
+  });
+
+  it('an inbox shared by a receiver and a worker is closed by the last of them to close, whichever it is', async () => {
+    for (const order of [['receiver', 'worker'], ['worker', 'receiver']] as const) {
+      const { inbox, closes } = countingInbox();
+      const closers = {
+        receiver: createWebhooks({ auth, inbox, consume: false }),
+        worker: createWorker({ inbox, logger: {} }).start(),
+      };
+      await closers[order[0]].close();
+      expect(closes.count).toBe(0);
+      expect(await inbox.put(entry('still-open'))).toBe('stored');
+      await closers[order[1]].close();
+      expect(closes.count).toBe(1);
+    }
+  });
+
+  it('a receiver consuming in its own process closes its inbox once, after its worker stopped', async () => {
+    const { inbox, closes } = countingInbox();
+    const webhooks = createWebhooks({ auth, inbox });
+    await webhooks.close();
+    await webhooks.close();
+    expect(closes.count).toBe(1);
+  });
+
+  it('closeInbox: false (worker or receiver) keeps the inbox open for whoever made it, and for the others', async () => {
+    const { inbox, closes } = countingInbox();
+    const kept = createWorker({ inbox, logger: {}, closeInbox: false }).start();
+    const other = createWorker({ inbox, logger: {} }).start();
+    const receiver = createWebhooks({ auth, inbox, consume: false, closeInbox: false });
+    await Promise.all([kept.close(), other.close(), receiver.close()]);
+    expect(closes.count).toBe(0);
+    expect(await inbox.stats()).toMatchObject({ pending: 0 });
+    await inbox.close();
+  });
+
+  it('a receiver closes its inbox only after the requests waiting for a commit were answered', async () => {
+    const inner = memoryInbox();
+    let commit!: () => void;
+    const steps: string[] = [];
+    const inbox = inboxWith(
+      {
+        put: (stored) => new Promise((resolve) => (commit = () => resolve(inner.put(stored)))),
+        close: () => (steps.push('inbox closed'), inner.close()),
+      },
+      inner,
+    );
+    const webhooks = createWebhooks({ auth, inbox, consume: false });
+    const answer = webhooks
+      .handle({
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('u:p').toString('base64')}` },
+        body: fixture('message_sent'),
+      })
+      .then((response) => steps.push(`answered ${response.status}`));
+    await until(() => commit !== undefined);
+    const closed = webhooks.close().then(() => steps.push('receiver closed'));
+    await sleep(30);
+    expect(steps).toEqual([]);
+    commit();
+    await Promise.all([answer, closed]);
+    expect(steps).toEqual(['answered 200', 'inbox closed', 'receiver closed']);
+  });
+
+  it('refuses a closeInbox that is not a boolean', () => {
+    expect(() => createWorker({ inbox: memoryInbox(), closeInbox: 'yes' as unknown as boolean })).toThrow(/closeInbox/);
+    expect(() => createWebhooks({ auth, inbox: memoryInbox(), closeInbox: 1 as unknown as boolean })).toThrow(/closeInbox/);
   });
 });

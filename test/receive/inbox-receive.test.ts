@@ -145,6 +145,24 @@ describe('createWebhooks({ inbox }): answers', () => {
     expect(errors[0]?.message).toMatch(/in time/);
   });
 
+  it('tells the put when its caller gave up (the signal aborts at commitTimeoutMs); a repeat whose caller gave up is never put', async () => {
+    const signals: Array<AbortSignal | undefined> = [];
+    const inbox = withPut(memoryInbox(), (_entry, options) => {
+      signals.push(options?.signal);
+      // Fails long after its caller gave up: the repeat waiting behind it is free to go only then.
+      return new Promise<PutResult>((_resolve, reject) => setTimeout(() => reject(new Error('down')), 150));
+    });
+    const { webhooks } = receiver({ inbox, commitTimeoutMs: 50, consume: false });
+    const body = fixture('message_sent');
+    const [first, repeat] = await Promise.all([webhooks.handle(request(body)), webhooks.handle(request(body))]);
+    expect([first.status, repeat.status]).toEqual([503, 503]);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(true);
+    await sleep(250);
+    // The repeat's caller had given up when the first put failed: its entry reached no inbox.
+    expect(signals).toHaveLength(1);
+  });
+
   it('a repeat during a pending commit waits for it: a duplicate only once the first was stored', async () => {
     const { inbox, gates, puts } = gatedInbox();
     const { webhooks } = receiver({ inbox, consume: false });

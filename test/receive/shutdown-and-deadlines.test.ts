@@ -3,7 +3,7 @@
  * trickle or stall, and refusals made before the body is read (which close the connection).
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, createWebhooks, type WebhookError } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing/index.js';
 import type { WebhookBody } from '../../src/receive/parse.js';
@@ -61,7 +61,8 @@ describe('body deadline', () => {
 
   it('a body arriving before the deadline is answered normally, and a late arrival after a 408 is ignored', async () => {
     // No duplicate window: the late body is the same delivery, and must be dropped for being late, not as a repeat.
-    const { webhooks, handled } = receiver({ bodyTimeoutMs: 40, dedupe: false });
+    // 200 ms: the in-time body (sent 5 ms in) must beat the deadline even when a loaded machine delays its timer.
+    const { webhooks, handled } = receiver({ bodyTimeoutMs: 200, dedupe: false });
     const inTime = lateBody();
     const first = webhooks.handle({ method: 'POST', headers, body: inTime.reader });
     setTimeout(() => inTime.arrive(body), 5);
@@ -69,7 +70,8 @@ describe('body deadline', () => {
     const late = lateBody();
     const sent: number[] = [];
     webhooks.respond({ method: 'POST', headers, body: late.reader }, (response) => void sent.push(response.status));
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // The body arrives only once the 408 went out, however late the deadline's tick fires here.
+    await vi.waitFor(() => expect(sent).toEqual([408]), { timeout: 5_000, interval: 10 });
     late.arrive(body);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(sent).toEqual([408]);

@@ -30,9 +30,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(extraArgs: string[] = []): Promise<RedisServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'inbox-redis-'));
-  const port = await freePort();
+/** `at` starts it again where a stopped one ran (its port and its folder, with the AOF it left). */
+export async function startRedis(extraArgs: string[] = [], at?: { port: number; dir: string }): Promise<RedisServer> {
+  const dir = at?.dir ?? mkdtempSync(join(tmpdir(), 'inbox-redis-'));
+  const port = at?.port ?? (await freePort());
   const child = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--appendonly', 'yes', '--save', '', '--dir', dir, ...extraArgs],

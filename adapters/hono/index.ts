@@ -1,0 +1,74 @@
+/**
+ * Hono adapter: `app.post('/webhooks', honoHandler(webhooks))`, on every runtime Hono runs on.
+ *
+ * Hono's route decides the path, so there is no `path` option. On Cloudflare Workers the handlers run after
+ * the answer under `c.executionCtx.waitUntil`; elsewhere (Node, Bun, Deno) `c.executionCtx` throws, and the
+ * handlers run after the answer in the long-running process, or before it with `awaitHandlers`.
+ *
+ * The types describe the few members of Hono's `Context` used here, so that neither hono nor its types are
+ * needed to compile this package or an application's use of it; a Hono `Context` is one.
+ */
+import { rejectUnknownOptions, type HandleOptions, type Webhooks } from '../../src/receive/index.js';
+import { fetchBodyReader } from '../shared/fetch-body-reader.js';
+
+/** What the handler reads of Hono's `Context`: the Fetch API request and, on Workers, the execution context. */
+export interface HonoContext {
+  req: { raw: Request };
+  /** Hono's getter throws where the runtime has none (Node, Bun, Deno): read it guarded. */
+  readonly executionCtx: { waitUntil(promise: Promise<unknown>): void };
+}
+
+export interface HonoHandlerOptions {
+  /**
+   * Where there is no `executionCtx` (Node, Bun, Deno), answer only once the handlers have finished: for
+   * hosts that freeze or stop a process after the response. Default false.
+   */
+  awaitHandlers?: boolean;
+  /** Bounds this handler's handlers (overrides the receiver's `handlerTimeoutMs`). */
+  handlerTimeoutMs?: number;
+}
+
+/** A Hono handler: `(c) => Promise<Response>`. */
+export type HonoHandler = (c: HonoContext) => Promise<Response>;
+
+/** `c.executionCtx`, or undefined where Hono's getter throws because the runtime has none. */
+function executionContextOf(c: HonoContext): HonoContext['executionCtx'] | undefined {
+  try {
+    return c.executionCtx;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A Hono route handler for the receiver: checks and answers each delivery as every adapter does, then runs
+ * the handlers (under `waitUntil` on Workers).
+ *
+ * @example
+ * ```ts
+ * import { Hono } from 'hono';
+ * import { createWebhooks } from 'chat-webhooks';
+ * import { honoHandler } from 'chat-webhooks/hono';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.id));
+ *
+ * const app = new Hono();
+ * app.post('/webhooks', honoHandler(webhooks));
+ * export default app;
+ * ```
+ */
+export function honoHandler(webhooks: Webhooks, options: HonoHandlerOptions = {}): HonoHandler {
+  rejectUnknownOptions('honoHandler', options, Object.keys({ awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof HonoHandlerOptions, true>));
+  const { awaitHandlers = false, handlerTimeoutMs } = options;
+  const handleOptions: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
+
+  return async (c) => {
+    const request = c.req.raw;
+    const response = await webhooks.handle({ method: request.method, headers: request.headers, body: fetchBodyReader(request) }, handleOptions);
+    const executionCtx = executionContextOf(c);
+    if (executionCtx) executionCtx.waitUntil(response.done);
+    else if (awaitHandlers) await response.done;
+    return new Response(response.body, { status: response.status, headers: response.headers });
+  };
+}

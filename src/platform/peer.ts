@@ -1,0 +1,20 @@
+/**
+ * What an entry says when an optional peer dependency it needs is missing: one sentence naming the entry, the
+ * peer and the command that installs it, the same from `import`, `require()` and the CLI. Shared by both sides
+ * of the runtime seam (node.ts loads peers; web.ts cannot, having no synchronous loader).
+ */
+
+/** The `code` of the error thrown when an optional peer is missing. */
+export const MISSING_PEER = 'ERR_CHAT_WEBHOOKS_MISSING_PEER';
+
+/** `chat-webhooks/redis needs its optional peers bullmq and ioredis: npm install bullmq ioredis`. */
+export function missingPeerMessage(entry: string, missing: readonly string[]): string {
+  const names = missing.length === 1 ? `peer ${missing[0]}` : `peers ${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}`;
+  return `${entry} needs its optional ${names}: npm install ${missing.join(' ')}`;
+}
+
+/** The error for missing peers: an `Error` whose `code` is MISSING_PEER and whose `peers` are the missing ones. */
+export function missingPeerError(entry: string, missing: readonly string[], cause?: unknown): Error {
+  const error = new Error(missingPeerMessage(entry, missing), cause === undefined ? undefined : { cause });
+  return Object.assign(error, { code: MISSING_PEER, entry, peers: [...missing] });
+}

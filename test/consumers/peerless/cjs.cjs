@@ -1,0 +1,23 @@
+// As esm.mjs, with require() (the CommonJS build).
+'use strict';
+const assert = require('node:assert/strict');
+
+(async () => {
+  const { NEEDS_PEERS, checkFailure } = await import('./needs-peers.mjs');
+  const pkg = require('chat-webhooks/package.json');
+  const failed = [];
+  for (const subpath of Object.keys(pkg.exports).filter((key) => key !== './package.json')) {
+    const specifier = subpath === '.' ? 'chat-webhooks' : `chat-webhooks/${subpath.slice(2)}`;
+    try {
+      require(specifier);
+    } catch (error) {
+      checkFailure(specifier, error);
+      failed.push(specifier);
+    }
+  }
+  assert.deepEqual(failed.sort(), Object.keys(NEEDS_PEERS).sort());
+  console.log(`require: ${failed.length} entries name their missing peers: ${failed.join(', ')}`);
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
