@@ -6,7 +6,9 @@
  * host's CPU, instructions do not) over one keep-alive connection, one request at a time: with many connections
  * the number of requests node reads per turn of its event loop, and so the work per request, depends on how fast
  * the host runs; with one, every request takes the same path. The count is the server process's, all its
- * threads; the kernel's work is not in it.
+ * threads; the kernel's work is not in it. V8 runs single-threaded (`--single-threaded`): its compilers and
+ * collector then do their work on the main thread at points the code decides, not whenever a background thread
+ * gets the CPU; on a busy host, with them in the background, five runs of the same code counted 445–498 k.
  *
  *   node bench/count-check.mjs                 # check against the committed figure
  *   node bench/count-check.mjs --record --runs 5   # measure 5 times, commit the median and the spread
@@ -27,7 +29,7 @@ const { values } = parseArgs({
 });
 const FILE = new URL('results/count-baseline.json', import.meta.url);
 /** Enough warm-up for V8 to have optimised the path; enough counted requests to average out a scavenge or two. */
-const WORKLOAD = { warmup: 3000, requests: 2000, connections: 1, simulate: false };
+const WORKLOAD = { warmup: 3000, requests: 2000, connections: 1, simulate: false, nodeFlags: ['--single-threaded'] };
 
 const counts = [];
 for (let run = 0; run < Number(values.runs); run += 1) {

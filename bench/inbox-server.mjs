@@ -25,7 +25,10 @@ const errorCodes = {};
 // 'consume': one process receives and handles (in-process worker); 'receive': consume: false, as receivers
 // behind which workers run elsewhere.
 const consume = mode === 'consume';
-const webhooks = createWebhooks({ auth: CREDENTIALS, inbox, consume, logger: { warn() {}, error() {} }, worker: { concurrency: 16 } });
+// Under valgrind (bench/instructions.mjs) a commit takes 50–100 times longer: the commit timeout is raised there,
+// as a timeout changes no work done.
+const commitTimeout = process.env.BENCH_COMMIT_TIMEOUT_MS ? { commitTimeoutMs: Number(process.env.BENCH_COMMIT_TIMEOUT_MS) } : {};
+const webhooks = createWebhooks({ auth: CREDENTIALS, inbox, consume, logger: { warn() {}, error() {} }, worker: { concurrency: 16 }, ...commitTimeout });
 webhooks.on('message_sent', () => void (handled += 1));
 webhooks.onError((error) => void (errorCodes[error.code] = (errorCodes[error.code] ?? 0) + 1));
 

@@ -118,7 +118,7 @@ async function measureInbox(name) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-instructions-inbox-'));
   const redis = name === 'inbox-redis' ? await startRedis(dir) : undefined;
   try {
-    const env = { INBOX_DB: join(dir, 'inbox.sqlite'), ...(redis ? { REDIS_URL: redis.url } : {}) };
+    const env = { INBOX_DB: join(dir, 'inbox.sqlite'), BENCH_COMMIT_TIMEOUT_MS: '60000', ...(redis ? { REDIS_URL: redis.url } : {}) };
     return await measureServer(name, { warmup, requests, connections, env });
   } finally {
     redis?.child.kill('SIGKILL');

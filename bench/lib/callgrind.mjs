@@ -32,9 +32,9 @@ function command(name) {
 }
 
 /** Starts a server under callgrind; resolves with the child and its port once it listens. */
-function startServer(name, outDir, simulate, env) {
+function startServer(name, outDir, simulate, env, nodeFlags) {
   const args = [...callgrindArgs(simulate), `--callgrind-out-file=${join(outDir, 'callgrind.%p')}`];
-  const child = spawn('valgrind', [...args, process.execPath, ...command(name)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn('valgrind', [...args, process.execPath, ...nodeFlags, ...command(name)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -89,9 +89,9 @@ export function cycles(c) {
 }
 
 /** Counts of one HTTP server per request (cycles only with `simulate`). */
-export async function measureServer(name, { warmup, requests, connections, simulate = true, env = {} }) {
+export async function measureServer(name, { warmup, requests, connections, simulate = true, env = {}, nodeFlags = [] }) {
   const outDir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
-  const { child, port } = await startServer(name, outDir, simulate, env);
+  const { child, port } = await startServer(name, outDir, simulate, env, nodeFlags);
   try {
     const kind = name === 'octokit' ? 'octokit' : 'chat';
     await load(port, warmup, kind, connections);
