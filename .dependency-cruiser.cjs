@@ -49,15 +49,35 @@ module.exports = {
         'The core runs on Workers, Deno and Bun too: node:* (and Buffer-based packages) only behind #platform, ' +
         'whose package.json "imports" conditions pick src/platform/node.ts or web.ts. The SQLite inbox is ' +
         'Node-only by nature (better-sqlite3, a file path), and so are its fsync and checkpoint helpers.',
-      from: { path: '^src/(events|receive|inbox|api)/', pathNot: '^src/inbox/(sqlite|file-sync|checkpointer)\\.ts$' },
+      from: { path: '^src/(events|receive|inbox|api|telemetry)/', pathNot: '^src/inbox/(sqlite|file-sync|checkpointer)\\.ts$' },
       to: { dependencyTypes: ['core'] },
     },
     {
       name: 'receive-imports-events-platform-inbox-port',
       severity: 'error',
-      comment: 'src/receive/ builds on events and platform, and knows the inbox only through its port.',
+      comment: 'src/receive/ builds on events and platform, and knows the inbox only through its port, telemetry only through its hooks.',
       from: { path: '^src/receive/' },
-      to: { path: ours, pathNot: ['^src/(receive|events|platform)/', '^src/inbox/port\\.ts$'] },
+      to: { path: ours, pathNot: ['^src/(receive|events|platform)/', '^src/inbox/port\\.ts$', '^src/telemetry/hooks\\.ts$'] },
+    },
+    {
+      name: 'telemetry-imports-events-receive-api',
+      severity: 'error',
+      comment: "src/telemetry/ imports events and receive's public face; its hooks (imported by src/receive/) import events only.",
+      from: { path: '^src/telemetry/' },
+      to: { path: ours, pathNot: ['^src/(telemetry|events)/', '^src/receive/index\\.ts$'] },
+    },
+    {
+      name: 'telemetry-hooks-import-events-only',
+      severity: 'error',
+      from: { path: '^src/telemetry/hooks\\.ts$' },
+      to: { path: ours, pathNot: ['^src/events/'] },
+    },
+    {
+      name: 'opentelemetry-only-in-otel',
+      severity: 'error',
+      comment: 'The core stays free of dependencies: only src/telemetry/otel.ts imports @opentelemetry/*.',
+      from: { pathNot: '^src/telemetry/otel\\.ts$' },
+      to: { path: 'node_modules/@opentelemetry/' },
     },
     {
       name: 'inbox-imports-events-platform-receive-api',

@@ -2,7 +2,7 @@
  * One benchmark server per process: `node bench/servers.mjs <name> <port>` (port 0: any free port, reported
  * in the ready message).
  *
- * Names: bare-node, ours-node, bare-fastify, ours-fastify, bare-express, ours-express, bare-fetch, ours-fetch,
+ * Names: bare-node, ours-node, ours-node-otel (telemetry on, no SDK), bare-fastify, ours-fastify, bare-express, ours-express, bare-fetch, ours-fetch,
  * octokit. Every server answers POST /webhooks; a "handler" counts calls (`webhooks.on('message_sent')` for
  * ours, the route itself for bare servers, `webhooks.on('issue_comment')` for octokit).
  *
@@ -32,10 +32,10 @@ function count() {
 const errorCodes = {};
 const TEXT = { 'content-type': 'text/plain; charset=utf-8' };
 
-async function ours() {
+async function ours(extra = {}) {
   const { createWebhooks } = await import('chat-webhooks');
   // Default options (dedupe on, default limits and timeouts): the configuration users get.
-  const webhooks = createWebhooks({ auth: CREDENTIALS, logger: { warn() {}, error() {} } });
+  const webhooks = createWebhooks({ auth: CREDENTIALS, logger: { warn() {}, error() {} }, ...extra });
   webhooks.on('message_sent', () => {
     count();
   });
@@ -94,6 +94,13 @@ const servers = {
   async 'ours-node'() {
     const { nodeMiddleware } = await import('chat-webhooks/node');
     return http.createServer(nodeMiddleware(await ours(), { path: PATH }));
+  },
+
+  /** Telemetry on, but no OpenTelemetry SDK registered: what the API's no-op tracer and meter cost. */
+  async 'ours-node-otel'() {
+    const { nodeMiddleware } = await import('chat-webhooks/node');
+    const { openTelemetry } = await import('chat-webhooks/otel');
+    return http.createServer(nodeMiddleware(await ours({ telemetry: openTelemetry() }), { path: PATH }));
   },
 
   async 'bare-fastify'() {

@@ -25,6 +25,8 @@ export type {
   HandleOptions,
   HandlerContext,
   HandlerRegistry,
+  Health,
+  Telemetry,
   HeaderSource,
   IdempotencyKeys,
   Inbox,

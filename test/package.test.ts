@@ -20,6 +20,7 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
   'chat-webhooks/sqlite': ['sqliteInbox'],
   'chat-webhooks/redis': ['redisInbox'],
+  'chat-webhooks/otel': ['openTelemetry'],
   'chat-webhooks/aws': ['sqsQueue', 'sqsHandler', 'dynamoIdempotency', 'memoryIdempotency'],
   'chat-webhooks/api': [
     'createChatClient', 'createManagementClient', 'ApiError', 'ValidationError', 'messageDataSchema', 'messageDataSize',

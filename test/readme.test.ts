@@ -27,18 +27,29 @@ describe('README', () => {
   it('the 30-second start typechecks under strict', () => {
     const code = codeBlockAfter('## 30-second start');
     expect(code).toContain("from 'chat-webhooks'");
-    // Inside the repository, so that 'chat-webhooks' resolves to this package by name (self-reference).
-    const folder = mkdtempSync(join(root, '.readme-check-'));
-    try {
-      // .mts: an ES module without a package.json of its own, which would hide this package's name.
-      writeFileSync(join(folder, 'server.mts'), code);
-      const compilerOptions = { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', types: ['node'], noEmit: true, typeRoots: [join(root, 'node_modules/@types')] };
-      writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['server.mts'] }));
-      const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', folder], { encoding: 'utf8' });
-      expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
-      expect(tsc.status).toBe(0);
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    expectToTypecheck(code);
+  });
+
+  it('the Observability example typechecks under strict, with the OpenTelemetry SDK', () => {
+    const code = codeBlockAfter('## Observability');
+    expect(code).toContain("from 'chat-webhooks/otel'");
+    expectToTypecheck(code);
   });
 });
+
+/** Compiles `code` as a user's ES module resolving this package by name. */
+function expectToTypecheck(code: string): void {
+  // Inside the repository, so that 'chat-webhooks' resolves to this package by name (self-reference).
+  const folder = mkdtempSync(join(root, '.readme-check-'));
+  try {
+    // .mts: an ES module without a package.json of its own, which would hide this package's name.
+    writeFileSync(join(folder, 'server.mts'), code);
+    const compilerOptions = { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', types: ['node'], noEmit: true, typeRoots: [join(root, 'node_modules/@types')] };
+    writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['server.mts'] }));
+    const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', folder], { encoding: 'utf8' });
+    expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
+    expect(tsc.status).toBe(0);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}

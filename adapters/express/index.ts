@@ -64,9 +64,19 @@ export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddleware
   const { path } = options;
   const elsewhere = (req: IncomingMessage) => path !== undefined && pathOf(req.url) !== path;
 
+  // The route for telemetry's `http.route`: where the middleware is mounted, then `path` (or the route's own
+  // path) within it. The options object is kept while the route stays the same: no allocation per request.
+  let routed = { route: '' };
+  const optionsFor = (req: IncomingMessage) => {
+    const { baseUrl = '', route } = req as { baseUrl?: string; route?: { path?: unknown } };
+    const full = `${baseUrl}${path ?? (typeof route?.path === 'string' ? route.path : '')}` || '/';
+    if (full !== routed.route) routed = { route: full };
+    return routed;
+  };
+
   const respond = (req: IncomingMessage, res: ServerResponse, next: ExpressNext, body: WebhookBody | BodyReader) =>
     webhooks
-      .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body })
+      .handle({ method: req.method ?? 'GET', headers: nodeHeaders(req), body }, optionsFor(req))
       .then((response) => sendNodeResponse(res, response), next);
 
   let warned = false;

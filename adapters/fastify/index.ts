@@ -59,6 +59,8 @@ export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async
   // up afresh (parsing the Content-Type) on every request.
   fastify.addContentTypeParser(['application/json', '*'], (_request, payload, done) => done(null, nodeBodyReader(payload)));
 
+  // The route with the register() prefix, for telemetry's `http.route`.
+  const handleOptions = { route: `${fastify.prefix}${path}` };
   // Every method, so that the receiver (not Fastify's 404) answers 405 to a GET.
   fastify.all(path, (request, reply) => {
     // Fastify runs no parser for GET, HEAD or an empty body: then there is nothing to read.
@@ -66,6 +68,6 @@ export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async
     webhooks.respond({ method: request.method, headers: nodeHeaders(request.raw), body }, (response) => {
       lingerIfClosing(request.raw, response);
       reply.code(response.status).headers(response.headers).send(response.body);
-    });
+    }, handleOptions);
   });
 };

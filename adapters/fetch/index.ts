@@ -53,7 +53,8 @@ export type FetchHandler = (request: Request, ctx?: FetchContext) => Promise<Res
 export function fetchHandler(webhooks: Webhooks, options: FetchHandlerOptions = {}): FetchHandler {
   rejectUnknownOptions('fetchHandler', options, Object.keys({ path: true, awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof FetchHandlerOptions, true>));
   const { path, awaitHandlers = false, handlerTimeoutMs } = options;
-  const handleOptions: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
+  // The path is the route, for telemetry's `http.route`.
+  const handleOptions: HandleOptions = { ...(handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs }), ...(path === undefined ? {} : { route: path }) };
 
   return async (request, ctx) => {
     if (path !== undefined && new URL(request.url).pathname !== path) {

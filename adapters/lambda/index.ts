@@ -86,6 +86,8 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
       return toResult(event, kind, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found.' });
     }
     const { budget, handleOptions, lastMoment } = timing(context, timeBudgetMs, enqueue);
+    // `path`, where given, is the route (telemetry's `http.route`).
+    if (path !== undefined) handleOptions.route = path;
     // Handlers (or onError reports of a refused request) run after the response is produced; the function is
     // frozen once it returns, so they must finish first. A body in hand is answered within respond(), whose
     // handlers also start there: when they finished too (synchronous handlers), the result is returned at once,

@@ -33,6 +33,8 @@ export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next?: 
 export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOptions = {}): NodeMiddleware {
   rejectUnknownOptions('nodeMiddleware', options, Object.keys({ path: true } satisfies Record<keyof NodeMiddlewareOptions, true>));
   const { path } = options;
+  // The path is the route, for telemetry's `http.route`.
+  const handleOptions = path === undefined ? undefined : { route: path };
   return (req, res, next) => {
     if (path !== undefined && pathOf(req.url) !== path) {
       if (next) return next();
@@ -40,8 +42,10 @@ export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOption
       res.end('Not found.');
       return;
     }
-    webhooks.respond({ method: req.method ?? 'GET', headers: nodeHeaders(req), body: bodyOf(req) }, (response) =>
-      sendNodeResponse(res, response),
+    webhooks.respond(
+      { method: req.method ?? 'GET', headers: nodeHeaders(req), body: bodyOf(req) },
+      (response) => sendNodeResponse(res, response),
+      handleOptions,
     );
   };
 }

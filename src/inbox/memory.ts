@@ -154,6 +154,18 @@ class MemoryInbox implements Inbox {
     return { pending: this.#slots.size - running - done - dead, running, done, dead };
   }
 
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('The memory inbox is closed.');
+  }
+
+  async oldestPendingAt(): Promise<number | undefined> {
+    let oldest: number | undefined;
+    for (const slot of this.#slots.values()) {
+      if (slot.state === 'pending' && (oldest === undefined || slot.receivedAt < oldest)) oldest = slot.receivedAt;
+    }
+    return oldest;
+  }
+
   async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
     checkState(state);
     this.#forgetExpired(Date.now());

@@ -25,6 +25,15 @@
  *   marks it dead (kept, with its body, until retried or purged). `error` is kept as its last error.
  *   Both are no-ops for a claim whose lease was lost to another holder.
  *
+ * Observability — optional, for `health()` and the `chat-webhooks/otel` gauges (a store without them still works:
+ * health then goes by the outcomes of puts and claims alone, and the oldest-pending gauge is not reported):
+ * - `ping()` resolves once the store can take writes now, cheaply (Redis: PING on a ready connection; SQLite:
+ *   an empty write transaction, which needs the file's write lock); it rejects (or does not settle) when it
+ *   cannot. `health()` calls it at most about once a second, and only when no put or claim said more recently.
+ * - `oldestPendingAt()` resolves the `receivedAt` of the oldest pending entry (due or waiting for a retry),
+ *   `undefined` when none is pending. Read once per metrics collection, never on the request path: it may
+ *   cost a query, but should use an index or a bounded scan rather than read every entry.
+ *
  * Admin — usable from a plain script (the CLI's `inbox` command is one): `stats()`, `list({ state, limit })`,
  * `retry(keys?)` (dead entries become pending, attempts reset; all dead ones without keys), `purge({ state })`
  * (removes entries in that state; purging `done` forgets them as duplicates too) and `close()`.
@@ -133,6 +142,10 @@ export interface Inbox {
   purge(options: { state: Exclude<InboxState, 'running'> }): Promise<number>;
   /** Releases the store's resources; puts and claims after it reject. Entries stay where they are. */
   close(): Promise<void>;
+  /** Optional: resolves when the store can take writes now (see "Observability" at the top of this file). */
+  ping?(): Promise<void>;
+  /** Optional: the `receivedAt` of the oldest pending entry, `undefined` when none is (see the top of this file). */
+  oldestPendingAt?(): Promise<number | undefined>;
 }
 
 export const DEFAULT_LIST_LIMIT = 100;

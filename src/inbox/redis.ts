@@ -182,6 +182,8 @@ interface JobData {
   rawBody: string;
   receivedAt: number;
   event?: unknown;
+  /** Only when telemetry stored one. */
+  traceparent?: string;
 }
 
 /** The stored event; `event` is read from jobs that an earlier version stored with it. */
@@ -385,6 +387,31 @@ class RedisInbox implements Inbox {
     const done = Number((await this.#redis.get(this.#keys().doneCount)) ?? 0);
     const pending = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
     return { pending, running: counts.active ?? 0, done, dead: counts.failed ?? 0 };
+  }
+
+  /** Fails at once while the connection is lost (ioredis would queue the command until it is back). */
+  async ping(): Promise<void> {
+    if (this.#closed) throw new Error('The Redis inbox is closed.');
+    const { status } = this.#redis;
+    if (status === 'reconnecting' || status === 'close' || status === 'end') throw new Error(`The Redis connection is ${status}.`);
+    await this.#redis.ping();
+  }
+
+  /**
+   * The oldest waiting job (the queue's oldest end: jobs wait in the order they were stored), and the first 100
+   * delayed ones (retries, by due time): a bounded read.
+   */
+  async oldestPendingAt(): Promise<number | undefined> {
+    const [waiting, delayed] = await Promise.all([
+      this.#queue.getJobs(['waiting', 'prioritized'], 0, 0, true),
+      this.#queue.getJobs(['delayed'], 0, 99, true),
+    ]);
+    let oldest: number | undefined;
+    for (const job of [...waiting, ...delayed]) {
+      const at = job?.data.receivedAt;
+      if (at !== undefined && (oldest === undefined || at < oldest)) oldest = at;
+    }
+    return oldest;
   }
 
   async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
@@ -601,9 +628,11 @@ class RedisInbox implements Inbox {
   }
 
   #jobOf(entry: InboxEntry, hash: string): Job<JobData> {
-    const { key, trigger, rawBody, receivedAt } = entry;
+    const { key, trigger, rawBody, receivedAt, traceparent } = entry;
     const opts = { jobId: jobIdOf(hash), removeOnComplete: true, removeOnFail: false, attempts: 1 };
-    return new Job<JobData>(this.#queue, trigger, { key, trigger, rawBody, receivedAt }, opts, opts.jobId);
+    const data: JobData = { key, trigger, rawBody, receivedAt };
+    if (traceparent) data.traceparent = traceparent;
+    return new Job<JobData>(this.#queue, trigger, data, opts, opts.jobId);
   }
 
   #workerFor(leaseMs: number): Worker<JobData> {
@@ -647,8 +676,10 @@ class RedisInbox implements Inbox {
     if (leaseMs !== worker.opts.lockDuration) await job.extendLock(token, leaseMs);
     this.#held.set(token, job);
     const { data } = job;
-    const { key, trigger, rawBody, receivedAt } = data;
-    return { key, trigger, event: eventOf(data), rawBody, receivedAt, attempt: job.attemptsStarted, token };
+    const { key, trigger, rawBody, receivedAt, traceparent } = data;
+    const claim: InboxClaim = { key, trigger, event: eventOf(data), rawBody, receivedAt, attempt: job.attemptsStarted, token };
+    if (traceparent) claim.traceparent = traceparent;
+    return claim;
   }
 
   async #jobsIn(state: Exclude<InboxState, 'done'>, limit: number): Promise<Job<JobData>[]> {

@@ -117,7 +117,8 @@ CREATE TABLE IF NOT EXISTS inbox (
   token TEXT,
   last_error TEXT,
   event TEXT, -- written by earlier versions only: the event is raw_body parsed
-  raw_body TEXT
+  raw_body TEXT,
+  traceparent TEXT -- the W3C traceparent of the span that stored it (telemetry on); added to older files on open
 );
 CREATE INDEX IF NOT EXISTS inbox_state_due ON inbox (state, due);
 `;
@@ -132,6 +133,7 @@ interface Row {
   last_error: string | null;
   event: string | null;
   raw_body: string | null;
+  traceparent: string | null;
 }
 
 const inMemory = (path: string): boolean => path === ':memory:';
@@ -146,7 +148,19 @@ function prepareDatabase(db: Database): Database {
   // The WAL is flushed by walSync below, off the event loop, before any put is answered.
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
+  addTraceparentColumn(db);
   return db;
+}
+
+/** Files written before telemetry lack the column; another process opening the same file may add it first. */
+function addTraceparentColumn(db: Database): void {
+  const hasIt = () => (db.pragma('table_info(inbox)') as { name: string }[]).some((column) => column.name === 'traceparent');
+  if (hasIt()) return;
+  try {
+    db.exec('ALTER TABLE inbox ADD COLUMN traceparent TEXT');
+  } catch (error) {
+    if (!hasIt()) throw error;
+  }
 }
 
 /**
@@ -175,20 +189,20 @@ function flushFolder(folder: string): void {
 
 function statements(db: Database) {
   return {
-    // Positional: key, trigger, received at (twice), raw body, now. Binding an object by names cost ~1 µs a put.
+    // Positional: key, trigger, received at (twice), raw body, traceparent, now. Binding an object by names cost ~1 µs a put.
     put: db.prepare(
-      `INSERT INTO inbox (key, trigger, state, due, received_at, attempts, event, raw_body)
-       VALUES (?, ?, ${PENDING}, ?, ?, 0, NULL, ?)
+      `INSERT INTO inbox (key, trigger, state, due, received_at, attempts, event, raw_body, traceparent)
+       VALUES (?, ?, ${PENDING}, ?, ?, 0, NULL, ?, ?)
        ON CONFLICT (key) DO UPDATE SET trigger = excluded.trigger, state = ${PENDING}, due = excluded.due,
          received_at = excluded.received_at, attempts = 0, token = NULL, last_error = NULL,
-         event = NULL, raw_body = excluded.raw_body
+         event = NULL, raw_body = excluded.raw_body, traceparent = excluded.traceparent
        WHERE inbox.state = ${DONE} AND inbox.due <= ?`,
     ),
     anyDue: db.prepare(`SELECT 1 FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= ? LIMIT 1`).pluck(),
     claim: db.prepare(
       `UPDATE inbox SET state = ${RUNNING}, attempts = attempts + 1, due = @leaseEnd, token = @token
        WHERE key = (SELECT key FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= @now LIMIT 1)
-       RETURNING key, trigger, received_at, attempts, event, raw_body`,
+       RETURNING key, trigger, received_at, attempts, event, raw_body, traceparent`,
     ),
     renew: db.prepare(`UPDATE inbox SET due = @leaseEnd WHERE key = @key AND state = ${RUNNING} AND token = @token`),
     complete: db.prepare(
@@ -203,6 +217,10 @@ function statements(db: Database) {
       `UPDATE inbox SET state = ${DEAD}, due = @due, token = NULL, last_error = @error
        WHERE key = @key AND state = ${RUNNING} AND token = @token`,
     ),
+    // Bounded: the first 1000 pending rows by due time (a retry's due time is later than its receipt).
+    oldestPending: db
+      .prepare(`SELECT min(received_at) FROM (SELECT received_at FROM inbox WHERE state = ${PENDING} ORDER BY due LIMIT 1000)`)
+      .pluck(),
     counts: db.prepare(`SELECT state, count(*) AS n FROM inbox WHERE state <> ${DONE} OR due > ? GROUP BY state`),
     list: db.prepare(`SELECT * FROM inbox WHERE state = ? ORDER BY due LIMIT ?`),
     deadCount: db.prepare(`SELECT count(*) FROM inbox WHERE state = ${DEAD}`).pluck(),
@@ -301,10 +319,10 @@ class SqliteInbox implements Inbox {
   }
 
   put(entry: InboxEntry): Promise<PutResult> {
-    const { key, trigger, receivedAt, rawBody } = entry;
+    const { key, trigger, receivedAt, rawBody, traceparent } = entry;
     if (!isStorableBody(rawBody)) return Promise.reject(unstorableBody('SQLite'));
     return this.#write(() => {
-      const changes = this.#sql.put.run(key, trigger, receivedAt, receivedAt, rawBody, Date.now()).changes;
+      const changes = this.#sql.put.run(key, trigger, receivedAt, receivedAt, rawBody, traceparent ?? null, Date.now()).changes;
       return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
     }).then((result) => {
       if (result === 'stored') this.#wakeOne();
@@ -358,6 +376,16 @@ class SqliteInbox implements Inbox {
       counts[INBOX_STATES[state] as InboxState] = n;
     }
     return counts;
+  }
+
+  /** An empty write transaction: it needs the file's write lock, as a put does (not flushed: nothing changed). */
+  async ping(): Promise<void> {
+    await this.#workerWrite(() => undefined);
+  }
+
+  async oldestPendingAt(): Promise<number | undefined> {
+    if (this.#closed) throw new Error('The SQLite inbox is closed.');
+    return (this.#sql.oldestPending.get() as number | null) ?? undefined;
   }
 
   async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
@@ -459,6 +487,7 @@ class SqliteInbox implements Inbox {
         receivedAt: row.received_at,
         attempt: row.attempts,
         token,
+        ...(row.traceparent === null ? {} : { traceparent: row.traceparent }),
       };
     });
   }

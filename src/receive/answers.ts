@@ -9,6 +9,8 @@ import type { WebhookResponse } from './http.js';
 import { ErrandResponse, type InFlight, type StartWork } from './in-flight.js';
 import type { WebhookLogger } from './logger.js';
 import type { Delivery } from './parse.js';
+import type { RequestTelemetry } from '../telemetry/hooks.js';
+import type { Refusal } from './traced.js';
 
 export const RESOLVED = Promise.resolve();
 /** Shared by every response that adds no header of its own: adapters only read response headers. */
@@ -67,6 +69,36 @@ export function reply(status: number, body: string, headers?: Record<string, str
   return { status, headers: headers ? { ...TEXT, ...headers } : TEXT, body, done: RESOLVED };
 }
 
+/**
+ * The handlers' run inside the request's telemetry. A function of its own: a closure in `accept`'s work would
+ * make every request's work allocate its variables on the heap, telemetry or not.
+ */
+function tracedDispatch(
+  trace: RequestTelemetry,
+  dispatcher: Dispatcher,
+  event: ParsedWebhook,
+  known: boolean,
+  rawBody: string,
+  timeoutMs: number | undefined,
+  context: HandlerContext,
+): Outcome | Promise<Outcome> {
+  return trace.handlers(event.trigger, () => dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
+}
+
+/** A refusal: its `code` is the WebhookError's, for telemetry's `error.type`. */
+class RefusalResponse extends ErrandResponse implements Refusal {
+  constructor(
+    status: number,
+    headers: Readonly<Record<string, string>>,
+    body: string,
+    work: () => Promise<void> | undefined,
+    inFlight: InFlight,
+    readonly code: string,
+  ) {
+    super(status, headers, body, undefined, work, inFlight);
+  }
+}
+
 export class Answers {
   /** onDuplicate's handlers. */
   readonly duplicateHandlers = new Set<DuplicateHandler>();
@@ -96,7 +128,7 @@ export class Answers {
   refuse(error: WebhookError, headers?: Record<string, string>, body = error.message): WebhookResponse {
     this.logger.debug?.({ code: error.code, status: error.status }, `Refused a webhook request: ${error.message}`);
     const work = () => this.dispatcher.report(error);
-    return new ErrandResponse(error.status ?? 400, headers ? { ...TEXT, ...headers } : TEXT, body, undefined, work, this.inFlight);
+    return new RefusalResponse(error.status ?? 400, headers ? { ...TEXT, ...headers } : TEXT, body, work, this.inFlight, error.code);
   }
 
   /**
@@ -132,10 +164,10 @@ export class Answers {
   }
 
   /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
-  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number): WebhookResponse {
+  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number, trace?: RequestTelemetry): WebhookResponse {
     const { error } = delivery;
     if (error) return new ErrandResponse(200, TEXT, 'OK', event, () => this.dispatcher.report(error), this.inFlight);
-    return new Accepted(event, delivery, timeoutMs, receivedAt, this.dispatcher, this.keyOf, this.inFlight);
+    return new Accepted(event, delivery, timeoutMs, receivedAt, this.dispatcher, this.keyOf, this.inFlight, trace);
   }
 
   /** Answers a repeat 200, no handler runs; onDuplicate's handlers run after the response. */
@@ -180,6 +212,7 @@ class Accepted extends ErrandResponse {
     private readonly dispatcher: Dispatcher,
     private readonly keyOf: KeyOf,
     inFlight: InFlight,
+    private readonly trace: RequestTelemetry | undefined,
   ) {
     super(200, TEXT, 'OK', event, undefined, inFlight);
   }
@@ -187,6 +220,9 @@ class Accepted extends ErrandResponse {
   protected override run(): Promise<void> | undefined {
     const { delivery, event } = this;
     const context = new FirstRunContext(this.keyOf, event as ParsedWebhook, delivery.bytes ?? delivery.rawBody, this.receivedAt);
+    if (this.trace !== undefined) {
+      return settled(tracedDispatch(this.trace, this.dispatcher, event as ParsedWebhook, delivery.known, delivery.rawBody, this.timeoutMs, context));
+    }
     return settled(this.dispatcher.dispatch(event as ParsedWebhook, delivery.known, delivery.rawBody, this.timeoutMs, context));
   }
 }

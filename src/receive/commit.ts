@@ -5,6 +5,7 @@
  * timeout: the platform gives up after about 2 s, and a 503 lets it send again.
  */
 import type { Inbox, InboxEntry, PutResult } from '../inbox/port.js';
+import { InboxHealth } from './health.js';
 
 export class CommitTimeout extends Error {
   constructor(ms: number) {
@@ -18,9 +19,12 @@ export class Commits {
   /** Every commit a caller still waits for (each ends by the commit timeout at the latest), for close(). */
   readonly #waited = new Set<Promise<unknown>>();
   readonly #timeoutMs: number;
+  /** Every commit's outcome tells `health()` whether the inbox takes writes. */
+  readonly health: InboxHealth;
 
-  constructor(commitTimeoutMs: number) {
+  constructor(commitTimeoutMs: number, inbox: Inbox | undefined) {
     this.#timeoutMs = commitTimeoutMs;
+    this.health = new InboxHealth(inbox);
   }
 
   /**
@@ -43,7 +47,10 @@ export class Commits {
       if (this.#inFlight.get(key) === tracked) this.#inFlight.delete(key);
     });
     const answer = this.#within(put, ms, giveUp);
-    const waited = answer.catch(() => undefined);
+    const waited = answer.then(
+      () => this.health.succeeded(),
+      (cause: unknown) => this.health.failed(cause),
+    );
     this.#waited.add(waited);
     void waited.then(() => this.#waited.delete(waited));
     return answer;

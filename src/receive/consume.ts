@@ -12,6 +12,9 @@ import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import { useInbox } from './inbox-users.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
 import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
+import { InboxHealth, type Health } from './health.js';
+import { checkTelemetry, digest } from './traced.js';
+import type { Telemetry } from '../telemetry/hooks.js';
 
 export interface WorkerOptions {
   /** Where the events wait: `memoryInbox()`, `sqliteInbox(...)`, `redisInbox(...)`. */
@@ -29,6 +32,8 @@ export interface WorkerOptions {
   handlerTimeoutMs?: number;
   /** pino-compatible. Default: warnings and errors on the console. */
   logger?: WebhookLogger;
+  /** Traces and metrics of every attempt: `openTelemetry()` from `chat-webhooks/otel`. See README, "Observability". */
+  telemetry?: Telemetry;
   /**
    * `close()` closes the inbox once no other receiver or worker of this process uses it, so that nothing
    * keeps the process alive after it (Redis sockets, a database pool). `false`: the inbox stays open (you
@@ -46,6 +51,8 @@ export interface Worker extends HandlerRegistry {
    * other receiver or worker of this process uses it (see `closeInbox`), and resolves.
    */
   close(): Promise<void>;
+  /** Whether the worker can work: from its latest claims and writes (see README, "Health"). */
+  health(): Promise<Health>;
 }
 
 /** How long an idle claim waits before looking again; short enough for close() to be prompt. */
@@ -59,6 +66,7 @@ interface Settings {
   leaseMs: number;
   handlerTimeoutMs: number;
   logger: WebhookLogger;
+  telemetry: Telemetry | undefined;
 }
 
 export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inbox?: Inbox }): void {
@@ -88,14 +96,19 @@ export class Consumer {
   /** One per loop: a signal shared by every loop would collect more abort listeners than Node's warning allows. */
   #stops: AbortController[] = [];
   #loops?: Promise<void>;
+  #stopObserving: (() => void) | undefined;
+  /** The outcome of its claims and writes; a receiver shares its own (its commits tell it too). */
+  readonly health: InboxHealth;
 
-  constructor(settings: Settings, dispatcher: Dispatcher) {
+  constructor(settings: Settings, dispatcher: Dispatcher, health = new InboxHealth(settings.inbox)) {
     this.#settings = settings;
     this.#dispatcher = dispatcher;
+    this.health = health;
   }
 
   start(): void {
     if (this.#loops) return;
+    this.#stopObserving ??= this.#settings.telemetry?.observe(this.#settings.inbox);
     this.#stops = Array.from({ length: this.#settings.concurrency }, () => new AbortController());
     this.#loops = Promise.all(this.#stops.map((stop) => this.#loop(stop.signal))).then(() => undefined);
   }
@@ -104,6 +117,8 @@ export class Consumer {
     for (const stop of this.#stops) stop.abort();
     await this.#loops;
     this.#loops = undefined;
+    this.#stopObserving?.();
+    this.#stopObserving = undefined;
   }
 
   async #loop(signal: AbortSignal): Promise<void> {
@@ -112,8 +127,11 @@ export class Consumer {
       let claim: InboxClaim | undefined;
       try {
         claim = await inbox.claim({ leaseMs, waitMs: IDLE_WAIT_MS, signal });
+        // An idle claim may have only read: it says nothing of whether the inbox takes writes.
+        if (claim) this.health.succeeded();
       } catch (cause) {
         if (signal.aborted) break;
+        this.health.failed(cause);
         logger.error?.({ inbox: inbox.kind, reason: String(cause) }, 'Could not claim an event from the inbox; trying again.');
         await pause(INBOX_DOWN_PAUSE_MS, signal);
         continue;
@@ -123,21 +141,24 @@ export class Consumer {
   }
 
   async #run(claim: InboxClaim): Promise<void> {
-    const { policy } = this.#settings;
+    const { policy, telemetry, inbox } = this.#settings;
     const { event, rawBody, key, attempt, receivedAt } = claim;
     if (attempt > policy.attempts) return this.#buryInterrupted(claim);
     const context: HandlerContext = { key, attempt, receivedAt };
     const stopRenewing = this.#renewWhileRunning(claim);
+    const traced = telemetry?.attempt(inbox.kind, { event, trigger: claim.trigger, attempt, traceparent: claim.traceparent, keyDigest: () => digest(key), digest });
     let outcome: Outcome;
     try {
       const known = isKnownTrigger(event.trigger);
-      outcome = await this.#dispatcher.dispatch(event, known, rawBody, this.#settings.handlerTimeoutMs, context, false);
+      const run = () => this.#dispatcher.dispatch(event, known, rawBody, this.#settings.handlerTimeoutMs, context, false);
+      outcome = await (traced ? traced.run(run) : run());
     } finally {
       stopRenewing();
     }
-    if (outcome.length === 0) return this.#store('complete', () => this.#settings.inbox.complete(claim));
-
     const willRetry = attempt < policy.attempts;
+    traced?.end(outcome, outcome.length === 0 || !willRetry);
+    if (outcome.length === 0) return this.#store('complete', () => inbox.complete(claim));
+
     const error = outcome.map((failure) => failure.message).join('\n');
     const retryAt = Date.now() + backoffDelay(attempt, policy);
     await this.#store('fail', () => this.#settings.inbox.fail(claim, willRetry ? { retryAt, error } : { dead: true, error }));
@@ -151,6 +172,7 @@ export class Consumer {
   async #buryInterrupted(claim: InboxClaim): Promise<void> {
     const { event, rawBody, key, attempt } = claim;
     const message = `The handlers of a "${event.trigger}" event were cut off on its last attempt (the process running them stopped); it is dead.`;
+    this.#settings.telemetry?.dead(this.#settings.inbox.kind, claim.trigger);
     await this.#store('fail', () => this.#settings.inbox.fail(claim, { dead: true, error: message }));
     await this.#dispatcher.report(
       new WebhookError('handler_interrupted', message, { event, rawBody, key, attempt: attempt - 1, willRetry: false }),
@@ -176,7 +198,9 @@ export class Consumer {
   async #store(what: string, write: () => Promise<void>): Promise<void> {
     try {
       await write();
+      this.health.succeeded();
     } catch (cause) {
+      this.health.failed(cause);
       this.#settings.logger.error?.({ reason: String(cause) }, `Could not ${what} an event in the inbox; it will run again.`);
     }
   }
@@ -192,6 +216,7 @@ export function consumerSettings(options: WorkerOptions): Settings {
     handlerTimeoutMs: options.handlerTimeoutMs ?? 30_000,
     // A receiver's in-process worker gets the receiver's logger in `options`.
     logger: options.logger ?? consoleLogger,
+    telemetry: checkTelemetry(options.telemetry),
   };
 }
 
@@ -201,6 +226,7 @@ export function createConsumer(options: WorkerOptions): Worker {
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger: settings.logger });
   const consumer = new Consumer(settings, dispatcher);
   const release = useInbox(options.inbox, options.closeInbox);
+  let closing = false;
   return {
     ...registrationMethods<Worker>(dispatcher),
     start() {
@@ -208,8 +234,10 @@ export function createConsumer(options: WorkerOptions): Worker {
       return this;
     },
     async close() {
+      closing = true;
       await consumer.close();
       await release();
     },
+    health: () => consumer.health.health(closing),
   };
 }

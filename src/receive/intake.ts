@@ -5,7 +5,7 @@
  */
 import { randomId, utf8Length } from '#platform';
 import { appIdOf, type ParsedWebhook } from '../events/index.js';
-import type { Inbox } from '../inbox/port.js';
+import type { Inbox, InboxEntry } from '../inbox/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
 import type { AppBinding } from './auth.js';
 import { CommitTimeout, Commits } from './commit.js';
@@ -17,6 +17,8 @@ import { BodyArrival, type BodyReader, type WebhookRequest, type WebhookResponse
 import type { InFlight, StartWork } from './in-flight.js';
 import type { Settings } from './options.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
+import { digest } from './traced.js';
+import type { RequestTelemetry } from '../telemetry/hooks.js';
 
 /** Per-request choices an adapter makes for its runtime. */
 export interface HandleOptions {
@@ -33,6 +35,13 @@ export interface HandleOptions {
    * its invocation runs out of time, rather than being stopped without an answer.
    */
   commitTimeoutMs?: number;
+  /** The route the adapter matched (`/webhooks`), for telemetry's span name and `http.route`. */
+  route?: string;
+}
+
+/** Handle options as intake sees them: with the request's telemetry when it is on (src/receive/traced.ts). */
+export interface TracedOptions extends HandleOptions {
+  readonly trace?: RequestTelemetry;
 }
 
 export type Answer = WebhookResponse | Promise<WebhookResponse>;
@@ -46,7 +55,7 @@ export class Intake {
     private readonly answers: Answers,
     private readonly inFlight: InFlight,
   ) {
-    this.#commits = new Commits(settings.commitTimeoutMs);
+    this.#commits = new Commits(settings.commitTimeoutMs, settings.inbox);
     this.#deadlines = settings.bodyTimeoutMs > 0 ? new BodyDeadlines(settings.bodyTimeoutMs) : undefined;
   }
 
@@ -95,7 +104,7 @@ export class Intake {
   }
 
   /** Answers a body that is in memory. */
-  #answer(body: WebhookBody | null | undefined, options: HandleOptions, apps: AppBinding | undefined): Answer {
+  #answer(body: WebhookBody | null | undefined, options: TracedOptions, apps: AppBinding | undefined): Answer {
     const { answers, settings } = this;
     // close() may have begun while the body arrived: its handlers would run after close() returned.
     if (this.inFlight.closing) return answers.shuttingDown();
@@ -103,6 +112,8 @@ export class Intake {
     const delivery = inspectDelivery(body ?? '');
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
+    const { trace } = options;
+    if (trace !== undefined) this.#parsed(trace, delivery, event);
     // Before anything else is done with the event (an invalid payload's report included): it is not this
     // credential's to deliver.
     if (apps && !apps.allows(event)) return answers.refuse(appMismatch(event, delivery.rawBody));
@@ -110,7 +121,7 @@ export class Intake {
 
     // An invalid payload is never stored: it goes to onError here.
     const target = error ? undefined : options.enqueue ? this.#forwarder(options.enqueue) : settings.inbox;
-    if (target) return this.#commit(target, delivery, event, options.commitTimeoutMs);
+    if (target) return this.#commit(target, delivery, event, options);
 
     // One clock read serves the window and the handlers' `receivedAt`: each read costs a request about 70 ns.
     const now = Date.now();
@@ -122,22 +133,46 @@ export class Intake {
       const fieldKey = settings.fieldKeyOf(event);
       const identity = fieldKey ?? content;
       if (identity !== undefined && !settings.dedupe.add(identity, now)) {
+        trace?.duplicate();
         return answers.duplicate(event, () => fieldKey ?? settings.keyOf(event, content), now);
       }
     }
-    return answers.accept(delivery, event, options.handlerTimeoutMs, now);
+    return answers.accept(delivery, event, options.handlerTimeoutMs, now, trace);
+  }
+
+  /** Tells telemetry of the event; its key's digest is computed only if asked (a span being recorded). */
+  #parsed(trace: RequestTelemetry, delivery: Delivery, event: ParsedWebhook): void {
+    const content = delivery.unserializable ? undefined : (delivery.bytes ?? delivery.rawBody);
+    trace.parsed(event, () => digest(this.settings.keyOf(event, content)), digest);
   }
 
   /** Stores the event (or forwards it), then answers by the outcome: 200, 200 for a duplicate, or 503. */
-  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined): Promise<WebhookResponse> {
+  #commit(target: Inbox, delivery: Delivery, event: ParsedWebhook, options: TracedOptions): Promise<WebhookResponse> {
+    const { trace } = options;
     const { rawBody } = delivery;
     // Without stable text, only a documented key can recognise a repeat; the body digest must not merge events.
     const key = this.settings.keyOf(event, delivery.unserializable ? randomId() : (delivery.bytes ?? rawBody));
     const receivedAt = Date.now();
-    return this.#commits.store(target, { key, trigger: event.trigger, event, rawBody, receivedAt }, timeoutMs).then(
-      (result) => (result === 'stored' ? OK : this.answers.duplicate(event, () => key, receivedAt)),
-      (cause: unknown) => this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER),
+    const span = trace?.commit(target.kind);
+    const entry: InboxEntry = { key, trigger: event.trigger, event, rawBody, receivedAt };
+    if (span?.traceparent) entry.traceparent = span.traceparent;
+    return this.#commits.store(target, entry, options.commitTimeoutMs).then(
+      (result) => {
+        span?.end(result);
+        if (result === 'stored') return OK;
+        trace?.duplicate();
+        return this.answers.duplicate(event, () => key, receivedAt);
+      },
+      (cause: unknown) => {
+        span?.end(undefined, cause);
+        return this.answers.refuse(commitFailure(cause, event, rawBody), RETRY_LATER);
+      },
     );
+  }
+
+  /** What the receiver knows of its inbox, from its commits. */
+  get health() {
+    return this.#commits.health;
   }
 
   #forwarder(enqueue: Enqueue): Inbox {

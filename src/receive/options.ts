@@ -11,6 +11,8 @@ import { ConfigurationError } from './errors.js';
 import { keyFunctions, type IdempotencyKeys, type KeyFunctions } from './idempotency.js';
 import { leveled, type LogLevel, type WebhookLogger } from './logger.js';
 import { didYouMean } from './suggest.js';
+import type { Telemetry } from '../telemetry/hooks.js';
+import { checkTelemetry } from './traced.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
@@ -78,7 +80,7 @@ export interface WebhooksOptions {
    * With an inbox and `consume`: the in-process worker's settings (see `createWorker`).
    * @example { concurrency: 16, retry: { attempts: 8 }, leaseMs: 60_000 }
    */
-  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs' | 'closeInbox'>;
+  worker?: Omit<WorkerOptions, 'inbox' | 'logger' | 'handlerTimeoutMs' | 'closeInbox' | 'telemetry'>;
   /**
    * With an inbox: `close()` closes it once no other receiver or worker of this process uses it, so that
    * nothing keeps the process alive after it (Redis sockets, a database pool). `false`: the inbox stays open
@@ -111,6 +113,13 @@ export interface WebhooksOptions {
    * @defaultValue 'warn' for the console logger
    */
   logLevel?: LogLevel;
+  /**
+   * Traces and metrics of every delivery, commit and handler run: `openTelemetry()` from
+   * `chat-webhooks/otel`, or your own implementation of its hooks. Unset: nothing is measured and the
+   * receive path does no extra work. See README, "Observability".
+   * @example openTelemetry({ tracerProvider, meterProvider })
+   */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -132,6 +141,7 @@ const KNOWN_OPTIONS = Object.keys({
   idempotencyKeys: true,
   logger: true,
   logLevel: true,
+  telemetry: true,
 } satisfies Record<keyof WebhooksOptions, true>);
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
@@ -168,6 +178,7 @@ export interface Settings {
   readonly keyOf: KeyFunctions['keyOf'];
   /** The key from fields, where the event has one: what the in-memory window recognises repeats by. */
   readonly fieldKeyOf: KeyFunctions['fieldKeyOf'];
+  readonly telemetry: Telemetry | undefined;
 }
 
 /** Checks the options and resolves their defaults; throws a `ConfigurationError` naming the option at fault. */
@@ -190,9 +201,10 @@ export function settingsOf(options: WebhooksOptions): Settings {
     dedupe: options.dedupe === false || inbox ? undefined : new DedupeWindow(options.dedupe),
     inbox,
     closeInbox: options.closeInbox !== false,
-    worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger } : undefined,
+    worker: inbox && options.consume !== false ? { ...options.worker, inbox, handlerTimeoutMs, logger, telemetry: options.telemetry } : undefined,
     commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
     ...keyFunctions(options.idempotencyKeys),
+    telemetry: checkTelemetry(options.telemetry),
   };
 }
 

@@ -17,10 +17,13 @@ import { defer, drain, Errand, InFlight, startNow, type StartWork } from './in-f
 import { useInbox } from './inbox-users.js';
 import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type WebhooksOptions } from './options.js';
+import type { Health } from './health.js';
+import { traced } from './traced.js';
 
 export type { DuplicateContext } from './answers.js';
 export type { HandleOptions } from './intake.js';
 export type { WebhooksOptions } from './options.js';
+export type { Health } from './health.js';
 
 export interface CloseOptions {
   /**
@@ -75,6 +78,11 @@ export interface Webhooks extends HandlerRegistry {
    * then closes the inbox if no other receiver or worker of this process uses it (see `closeInbox`).
    */
   close(options?: CloseOptions): Promise<CloseResult>;
+  /**
+   * Whether this receiver should get traffic: not closing, and its inbox (if any) takes writes, as its latest
+   * commits and claims said (or a ping, after a quiet second). Cheap enough for a readiness probe every second.
+   */
+  health(): Promise<Health>;
   /** The body size limit adapters enforce while reading. */
   readonly maxBodyBytes: number;
 }
@@ -95,19 +103,22 @@ const NO_OPTIONS: HandleOptions = {};
  */
 export function createWebhooks(options: WebhooksOptions): Webhooks {
   const settings = settingsOf(options);
-  const { logger, maxBodyBytes } = settings;
+  const { logger, maxBodyBytes, telemetry } = settings;
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger });
   const inFlight = new InFlight();
   const answers = new Answers(dispatcher, inFlight, logger, maxBodyBytes, settings.keyOf);
   const admission = new Admission(settings, answers, inFlight);
   const intake = new Intake(settings, answers, inFlight);
   // With an inbox (and `consume` on), a worker in this process runs the handlers for what was stored.
-  const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher);
+  const consumer = settings.worker && new Consumer(consumerSettings(settings.worker), dispatcher, intake.health);
   consumer?.start();
   const releaseInbox = settings.inbox ? useInbox(settings.inbox, settings.closeInbox) : undefined;
+  // A receiver that only stores (`consume: false`) still has its inbox's gauges.
+  const stopObserving = !consumer && settings.inbox ? telemetry?.observe(settings.inbox) : undefined;
 
   /** Answers through `send`; the work after the response (handlers, onError reports) begins with `start`. */
   function answer(request: WebhookRequest, send: (response: WebhookResponse) => void, options: HandleOptions, start: StartWork): void {
+    if (telemetry !== undefined) ({ send, options } = traced(telemetry, request, send, options));
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
       const admitted = admission.admit(request);
@@ -158,8 +169,10 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     // calling `respond` has written the response when `send` returns: the work starts then.
     handle: (request, options = NO_OPTIONS) => new Promise((resolve) => answer(request, resolve, options, defer)),
     respond: (request, send, options = NO_OPTIONS) => answer(request, send, options, startNow),
+    health: () => intake.health.health(inFlight.closing),
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
       inFlight.closing = true;
+      stopObserving?.();
       // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
       await consumer?.close();
       const drained = await drain(inFlight, timeoutMs, abandon);

@@ -231,6 +231,47 @@ export function inboxContract(name: string, factory: InboxFactory): void {
       await expect(inbox.purge({ state: 'running' as 'done' })).rejects.toThrow(/state/);
     });
 
+    it('keeps an entry’s traceparent and hands it back with every claim; an entry without one has none', async () => {
+      const inbox = await open();
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const traced = { ...entry(), traceparent };
+      const plain = entry();
+      await inbox.put(traced);
+      await inbox.put(plain);
+      const claims = [(await inbox.claim(LEASE)) as InboxClaim, (await inbox.claim(LEASE)) as InboxClaim];
+      const claimOf = (key: string) => claims.find((claim) => claim.key === key) as InboxClaim;
+      expect(claimOf(traced.key).traceparent).toBe(traceparent);
+      expect(claimOf(plain.key).traceparent).toBeUndefined();
+      // A retry's claim carries it too: each attempt links to the same delivery.
+      await inbox.fail(claimOf(traced.key), { retryAt: Date.now(), error: 'again' });
+      expect(await inbox.claim({ leaseMs: 30_000, waitMs: 2000 })).toMatchObject({ key: traced.key, attempt: 2, traceparent });
+    });
+
+    it('ping resolves while the store takes writes, and rejects once it is closed', async () => {
+      const inbox = await open();
+      if (!inbox.ping) return;
+      await expect(inbox.ping()).resolves.toBeUndefined();
+      await inbox.close();
+      await expect(inbox.ping()).rejects.toThrow();
+    });
+
+    it('oldestPendingAt: the receipt time of the oldest pending entry, retries included; undefined when none', async () => {
+      const inbox = await open();
+      if (!inbox.oldestPendingAt) return;
+      expect(await inbox.oldestPendingAt()).toBeUndefined();
+      const now = Date.now();
+      const [older, newer] = [{ ...entry(), receivedAt: now - 60_000 }, { ...entry(), receivedAt: now - 1000 }];
+      // In the order a receiver stores them (Redis reads its queue's oldest end).
+      await inbox.put(older);
+      await inbox.put(newer);
+      expect(await inbox.oldestPendingAt()).toBe(older.receivedAt);
+      // Waiting for a retry is still pending; running is not.
+      const claims = [(await inbox.claim(LEASE)) as InboxClaim, (await inbox.claim(LEASE)) as InboxClaim];
+      expect(await inbox.oldestPendingAt()).toBeUndefined();
+      await inbox.fail(claims.find((claim) => claim.key === older.key) as InboxClaim, { retryAt: Date.now() + 60_000, error: 'later' });
+      expect(await inbox.oldestPendingAt()).toBe(older.receivedAt);
+    });
+
     it('after close, puts are refused (the receiver answers 503)', async () => {
       const inbox = await open();
       await inbox.close();
