@@ -1,6 +1,6 @@
 /**
- * One receiver per process for bench/inboxes.mjs: `node bench/inbox-server.mjs <memory|sqlite|redis> <consume|receive>`, with
- * INBOX_DB (SQLite file, one per process) or REDIS_URL in the environment. node:http + nodeMiddleware + createWebhooks with
+ * One receiver per process for bench/inboxes.mjs: `node bench/inbox-server.mjs <memory|sqlite|redis|postgres> <consume|receive>`, with
+ * INBOX_DB (SQLite file, one per process), REDIS_URL or POSTGRES_URL in the environment. node:http + nodeMiddleware + createWebhooks with
  * that inbox and an in-process worker (the one-process deployment), a handler that counts.
  * Says `{ type: 'ready', port }`; answers `{ type: 'stats' }` with the handler count and the inbox's stats
  * (so the parent can check that every acknowledged event was stored), `{ type: 'exit' }` closes.
@@ -16,6 +16,7 @@ async function openInbox() {
   if (kind === 'memory') return memoryInbox({ maxKeys: 100_000 });
   if (kind === 'sqlite') return (await import('chat-webhooks/sqlite')).sqliteInbox({ path: process.env.INBOX_DB });
   if (kind === 'redis') return (await import('chat-webhooks/redis')).redisInbox({ url: process.env.REDIS_URL, prefix: `bench-${process.pid}` });
+  if (kind === 'postgres') return (await import('chat-webhooks/postgres')).postgresInbox({ connectionString: process.env.POSTGRES_URL, schema: `bench_${process.pid}` });
   throw new Error(`unknown inbox ${kind}`);
 }
 
