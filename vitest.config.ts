@@ -9,5 +9,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'adapters/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
+    // One throw-away PostgreSQL cluster for the run (the PostgreSQL inbox's tests make a database each in it).
+    globalSetup: ['test/support/postgres-global.ts'],
   },
 });

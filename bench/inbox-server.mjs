@@ -1,6 +1,6 @@
 /**
- * One receiver per process for bench/inboxes.mjs: `node bench/inbox-server.mjs <memory|sqlite|redis> <consume|receive>`, with
- * INBOX_DB (SQLite file, one per process) or REDIS_URL in the environment. node:http + nodeMiddleware + createWebhooks with
+ * One receiver per process for bench/inboxes.mjs: `node bench/inbox-server.mjs <memory|sqlite|redis|postgres> <consume|receive>`, with
+ * INBOX_DB (SQLite file, one per process), REDIS_URL or POSTGRES_URL in the environment. node:http + nodeMiddleware + createWebhooks with
  * that inbox and an in-process worker (the one-process deployment), a handler that counts.
  * Says `{ type: 'ready', port }`; answers `{ type: 'stats' }` with the handler count and the inbox's stats
  * (so the parent can check that every acknowledged event was stored), `{ type: 'exit' }` closes.
@@ -16,6 +16,7 @@ async function openInbox() {
   if (kind === 'memory') return memoryInbox({ maxKeys: 100_000 });
   if (kind === 'sqlite') return (await import('chat-webhooks/sqlite')).sqliteInbox({ path: process.env.INBOX_DB });
   if (kind === 'redis') return (await import('chat-webhooks/redis')).redisInbox({ url: process.env.REDIS_URL, prefix: `bench-${process.pid}` });
+  if (kind === 'postgres') return (await import('chat-webhooks/postgres')).postgresInbox({ connectionString: process.env.POSTGRES_URL, schema: `bench_${process.pid}` });
   throw new Error(`unknown inbox ${kind}`);
 }
 
@@ -25,14 +26,21 @@ const errorCodes = {};
 // 'consume': one process receives and handles (in-process worker); 'receive': consume: false, as receivers
 // behind which workers run elsewhere.
 const consume = mode === 'consume';
-const webhooks = createWebhooks({ auth: CREDENTIALS, inbox, consume, logger: { warn() {}, error() {} }, worker: { concurrency: 16 } });
+// Under valgrind (bench/instructions.mjs) a commit takes 50–100 times longer: the commit timeout is raised there,
+// as a timeout changes no work done.
+const commitTimeout = process.env.BENCH_COMMIT_TIMEOUT_MS ? { commitTimeoutMs: Number(process.env.BENCH_COMMIT_TIMEOUT_MS) } : {};
+const webhooks = createWebhooks({ auth: CREDENTIALS, inbox, consume, logger: { warn() {}, error() {} }, worker: { concurrency: 16 }, ...commitTimeout });
 webhooks.on('message_sent', () => void (handled += 1));
 webhooks.onError((error) => void (errorCodes[error.code] = (errorCodes[error.code] ?? 0) + 1));
 
 const middleware = nodeMiddleware(webhooks, { path: PATH });
 const server = http.createServer(middleware);
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: server.address().port }));
+server.listen(0, '127.0.0.1', () => {
+  if (process.send) process.send({ type: 'ready', port: server.address().port });
+  // Without a parent to tell (bench/instructions.mjs runs it under valgrind), the address goes to stdout.
+  else console.log(`${kind} inbox receiver listening on http://127.0.0.1:${server.address().port}${PATH}`);
+});
 
 process.on('message', async (message) => {
   if (message?.type === 'cpu') {
@@ -52,4 +60,4 @@ process.on('message', async (message) => {
     process.exit(0);
   }
 });
-process.on('disconnect', () => process.exit(0));
+if (process.send) process.on('disconnect', () => process.exit(0));

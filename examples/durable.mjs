@@ -3,7 +3,7 @@
 // machines, with Redis); here both are in one file. On SIGTERM the process stops taking requests, lets running
 // handlers finish, and exits by itself: each of them closes the inbox it was given once nobody else uses it.
 // Run: npm run build && node examples/durable.mjs
-//   INBOX=sqlite (default; the file under DATA_DIR, default .data) | redis (REDIS_URL) | memory
+//   INBOX=sqlite (default; the file under DATA_DIR, default .data) | redis (REDIS_URL) | postgres (DATABASE_URL) | memory
 //   PORT (3000), WEBHOOK_USERNAME / WEBHOOK_PASSWORD (demo / demo-password), WORK_MS: how long each handler
 //   pretends to work (0), to watch a shutdown wait for it.
 import { createServer } from 'node:http';
@@ -19,6 +19,10 @@ const kind = process.env.INBOX ?? 'sqlite';
 
 /** A new inbox each call: the receiver and the worker each get their own, as separate processes would. */
 async function inboxMaker() {
+  if (kind === 'postgres') {
+    const { postgresInbox } = await import('chat-webhooks/postgres');
+    return () => postgresInbox({ connectionString: process.env.DATABASE_URL ?? 'postgres://localhost/postgres' });
+  }
   if (kind === 'redis') {
     const { redisInbox } = await import('chat-webhooks/redis');
     return () => redisInbox({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' });

@@ -20,6 +20,7 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/testing': ['createTestEvent', 'basicAuthHeader', 'buildRequest'],
   'chat-webhooks/sqlite': ['sqliteInbox'],
   'chat-webhooks/redis': ['redisInbox'],
+  'chat-webhooks/postgres': ['postgresInbox', 'migratePostgresInbox', 'migrationScript', 'SCHEMA_VERSION'],
   'chat-webhooks/otel': ['openTelemetry'],
   'chat-webhooks/aws': ['sqsQueue', 'sqsHandler', 'dynamoIdempotency', 'memoryIdempotency'],
   'chat-webhooks/api': [

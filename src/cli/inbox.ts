@@ -1,7 +1,8 @@
 /**
- * `inbox stats|list|show|retry|purge`: looks into a durable inbox (SQLite file or Redis) and acts on it, through
- * the store's own admin methods (the Inbox port). The store's module is loaded only when asked for, so its
- * optional peer (better-sqlite3; bullmq and ioredis) is needed only by those who use it.
+ * `inbox stats|list|show|retry|purge`: looks into a durable inbox (SQLite file, Redis or PostgreSQL) and acts
+ * on it, through the store's own admin methods (the Inbox port). The store's module is loaded only when asked
+ * for, so its optional peer (better-sqlite3; bullmq and ioredis; pg) is needed only by those who use it.
+ * `inbox migrate --postgres URL` prints (or, with --apply, runs) the PostgreSQL inbox's schema migration.
  */
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +18,8 @@ interface StoreOptions {
   sqlite?: string;
   redis?: string;
   prefix?: string;
+  postgres?: string;
+  schema?: string;
   json?: boolean;
 }
 
@@ -40,12 +43,17 @@ function missingPeer(cause: unknown): never {
 }
 
 async function openStore(options: StoreOptions): Promise<Inbox> {
-  if ((options.sqlite === undefined) === (options.redis === undefined)) throw usageError('Name one store: --sqlite <path> or --redis <url>.');
+  const named = [options.sqlite, options.redis, options.postgres].filter((store) => store !== undefined);
+  if (named.length !== 1) throw usageError('Name one store: --sqlite <path>, --redis <url> or --postgres <url>.');
   if (options.sqlite !== undefined) {
     // Opening a path that does not exist would create an empty database and report nothing wrong.
     if (!existsSync(options.sqlite)) throw usageError(`No such file: ${options.sqlite}.`);
     const { sqliteInbox } = await import('../inbox/sqlite.js').catch((cause: unknown) => missingPeer(cause));
     return sqliteInbox({ path: options.sqlite });
+  }
+  if (options.postgres !== undefined) {
+    const { postgresInbox } = await import('../inbox/postgres.js').catch((cause: unknown) => missingPeer(cause));
+    return postgresInbox({ connectionString: options.postgres, statementTimeoutMs: STORE_TIMEOUT_MS, ...(options.schema ? { schema: options.schema } : {}) });
   }
   const { redisInbox } = await import('../inbox/redis.js').catch((cause: unknown) => missingPeer(cause));
   return redisInbox({
@@ -92,6 +100,8 @@ function storeCommand(name: string, description: string): Command {
     .option('--sqlite <path>', 'the SQLite inbox file (sqliteInbox({ path }))')
     .option('--redis <url>', 'the Redis inbox (redisInbox({ url })), like redis://localhost:6379')
     .option('--prefix <prefix>', 'the Redis inbox prefix, when the app set one')
+    .option('--postgres <url>', 'the PostgreSQL inbox (postgresInbox({ connectionString })), like postgres://user@localhost/app')
+    .option('--schema <name>', 'the PostgreSQL inbox schema, when the app set one (default chat_webhooks)')
     .option('--json', 'JSON output (NDJSON for list)');
 }
 
@@ -190,14 +200,41 @@ function purgeCommand(): Command {
     });
 }
 
+function migrateCommand(): Command {
+  return new Command('migrate')
+    .description('The PostgreSQL inbox schema: print the SQL that creates or upgrades it, or apply it (--apply).')
+    .option('--postgres <url>', 'the database (needed with --apply), like postgres://user@localhost/app')
+    .option('--schema <name>', 'the schema to create the tables in', 'chat_webhooks')
+    .option('--apply', 'run the migration now (in one transaction, under the same advisory lock as the inbox takes)')
+    .option('--json', 'JSON output')
+    .addHelpText('after', example('migrate --schema chat_webhooks > migrations/chat-webhooks.sql'))
+    .action(async (options: { postgres?: string; schema: string; apply?: boolean; json?: boolean }) => {
+      const postgres = await import('../inbox/postgres.js').catch((cause: unknown) => missingPeer(cause));
+      const output = new Output(options);
+      if (!options.apply) {
+        const sql = postgres.migrationScript(options.schema);
+        output.record({ schema: options.schema, version: postgres.SCHEMA_VERSION, sql });
+        output.line(sql.trimEnd());
+        return;
+      }
+      if (!options.postgres) throw usageError('--apply needs the database: --postgres <url>.');
+      const { from, to } = await postgres.migratePostgresInbox({ connectionString: options.postgres, schema: options.schema }).catch((cause: unknown) => {
+        throw failure(`The migration failed: ${cause instanceof Error ? cause.message : String(cause)}`);
+      });
+      output.record({ schema: options.schema, from, to });
+      output.line(from === to ? `${options.schema} is at version ${to} already` : `${options.schema}: version ${from} -> ${to}`);
+    });
+}
+
 export function inboxCommand(): Command {
   return new Command('inbox')
-    .description('Look into a durable inbox (SQLite or Redis): stats, list, show one entry, retry dead entries, purge.')
+    .description('Look into a durable inbox (SQLite, Redis or PostgreSQL): stats, list, show one entry, retry dead entries, purge; migrate PostgreSQL.')
     .addCommand(statsCommand())
     .addCommand(listCommand())
     .addCommand(showCommand())
     .addCommand(retryCommand())
     .addCommand(purgeCommand())
+    .addCommand(migrateCommand())
     .addHelpText(
       'after',
       `
@@ -206,6 +243,8 @@ Examples:
   $ chat-webhooks inbox list --state dead --sqlite ./webhooks.db
   $ chat-webhooks inbox show '2601c4f1a2b3c4d5:wh_chat_events:message_sent:1421' --sqlite ./webhooks.db
   $ chat-webhooks inbox retry --redis redis://localhost:6379
-  $ chat-webhooks inbox purge --state done --sqlite ./webhooks.db --json`,
+  $ chat-webhooks inbox stats --postgres postgres://app@localhost/app
+  $ chat-webhooks inbox purge --state done --sqlite ./webhooks.db --json
+  $ chat-webhooks inbox migrate --postgres postgres://admin@localhost/app --apply`,
     );
 }

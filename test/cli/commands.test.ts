@@ -42,7 +42,7 @@ describe('usage errors exit 2 with one line and no stack trace', () => {
     [['send', 'message_sent', '--url', 'http://127.0.0.1:9/', '--set', 'nothing'], /--set expects path=value/],
     [['validate', join(dir, 'missing.json')], /No such file/],
     [['frobnicate'], /unknown command 'frobnicate'/],
-    [['inbox', 'stats'], /Name one store: --sqlite <path> or --redis <url>/],
+    [['inbox', 'stats'], /Name one store: --sqlite <path>, --redis <url> or --postgres <url>/],
     [['inbox', 'purge', '--state', 'running', '--sqlite', 'x.db'], /Running entries belong to a handler/],
   ])('%j', async (args, message) => {
     const { code, stderr, stdout } = await runCli(args);

@@ -1,5 +1,6 @@
 /**
- * `inbox stats|list|retry|purge` against real stores: a SQLite file and a redis-server started for the test,
+ * `inbox stats|list|retry|purge` against real stores: a SQLite file, a redis-server started for the test and
+ * a database of the run's throw-away PostgreSQL cluster,
  * each filled through the store's own API (one entry pending, one done, one dead), then read and changed by
  * the built CLI as a child process.
  */
@@ -8,9 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Inbox, InboxClaim } from '../../src/index.js';
+import pg from 'pg';
+import { postgresInbox, SCHEMA_VERSION } from '../../src/inbox/postgres.js';
 import { redisInbox } from '../../src/inbox/redis.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
 import { entry } from '../inbox/contract.js';
+import { postgresDatabase } from '../support/postgres-server.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 import { assertBuilt, runCli } from './run-cli.js';
 
@@ -140,6 +144,45 @@ storeSuite('redis', async () => {
   return { args: ['--redis', server.url], inbox: () => redisInbox({ url: server.url }), cleanup: () => server.stop() };
 });
 
+const database = postgresDatabase();
+storeSuite('postgres', async () => ({
+  args: ['--postgres', database.url, '--schema', 'cli'],
+  inbox: () => postgresInbox({ connectionString: database.url, schema: 'cli' }),
+  cleanup: async () => undefined,
+}));
+
+describe('inbox migrate (PostgreSQL)', () => {
+  it('prints the SQL, which creates the schema when run', async () => {
+    const { code, stdout } = await runCli(['inbox', 'migrate', '--schema', 'printed']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^BEGIN;/);
+    expect(stdout).toContain('CREATE TABLE IF NOT EXISTS "printed".inbox');
+    expect(stdout).toMatch(/COMMIT;\n$/);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query(stdout);
+      expect((await client.query('SELECT version FROM printed.schema_version')).rows).toEqual([{ version: SCHEMA_VERSION }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('--apply migrates, once', async () => {
+    const args = ['inbox', 'migrate', '--postgres', database.url, '--schema', 'applied', '--apply', '--json'];
+    expect(json((await runCli(args)).stdout)).toEqual([{ schema: 'applied', from: 0, to: SCHEMA_VERSION }]);
+    expect(json((await runCli(args)).stdout)).toEqual([{ schema: 'applied', from: SCHEMA_VERSION, to: SCHEMA_VERSION }]);
+    const { stdout } = await runCli(['inbox', 'stats', '--postgres', database.url, '--schema', 'applied']);
+    expect(stdout).toBe('postgres: pending 0 · running 0 · done 0 · dead 0\n');
+  });
+
+  it('--apply without --postgres is a usage error', async () => {
+    const { code, stderr } = await runCli(['inbox', 'migrate', '--apply']);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--postgres');
+  });
+});
+
 describe('inbox usage', () => {
   it('a mistyped --state gets a did-you-mean', async () => {
     const { code, stderr } = await runCli(['inbox', 'list', '--state', 'ded', '--sqlite', 'x.db']);
@@ -151,5 +194,12 @@ describe('inbox usage', () => {
     const { code, stderr } = await runCli(['inbox', 'stats', '--redis', 'redis://127.0.0.1:9/']);
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('an unreachable PostgreSQL is one line and exit 1', async () => {
+    const { code, stderr } = await runCli(['inbox', 'stats', '--postgres', 'postgres://nobody@127.0.0.1:9/none']);
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/postgres inbox failed/);
   });
 });

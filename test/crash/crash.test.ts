@@ -3,7 +3,9 @@
  * - SQLite: one receiver (consuming in process) takes 5 000 distinct events plus 500 repeats from 50
  *   concurrent senders over loopback, is killed with SIGKILL at about 40 % acknowledged, and restarts;
  * - Redis: two receivers (`consume: false`) behind the senders and two workers; one receiver and one
- *   worker are killed with SIGKILL midway and stay dead.
+ *   worker are killed with SIGKILL midway and stay dead;
+ * - PostgreSQL: the same, and the server itself restarted (fast shutdown: connections cut, uncommitted work
+ *   rolled back) a little later, while both survivors go on.
  * The senders re-send only what was not answered 200. Every acknowledged event must be handled; each
  * event's handler completes once, except those running at a kill (at most `concurrency` re-runs each).
  */
@@ -12,6 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgres, type PostgresServer } from '../support/postgres-server.js';
 import { freePort, startRedis, type RedisServer } from '../support/redis-server.js';
 import { deliveries, kill, sendAll, start, tally, untilHandled, type Proc } from './harness.js';
 
@@ -26,7 +29,7 @@ const running: Proc[] = [];
 
 beforeAll(() => {
   // CI builds before testing; a local run on a fresh clone builds here.
-  if (!existsSync(new URL('dist/src/inbox/sqlite.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
+  if (!existsSync(new URL('dist/src/inbox/postgres.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
   dir = mkdtempSync(join(tmpdir(), 'inbox-crash-'));
 }, 120_000);
 
@@ -105,5 +108,51 @@ describe('crash: nothing acknowledged is lost', () => {
       expect(result.reRun).toBeLessThanOrEqual(CONCURRENCY);
       await Promise.all([kill(receivers[1]!, 'SIGTERM'), kill(workers[1]!, 'SIGTERM')]);
     }, 90_000);
+  });
+
+  describe('PostgreSQL', () => {
+    let postgres: PostgresServer;
+    beforeAll(async () => {
+      postgres = await startPostgres(); // its own cluster: this test restarts it
+    }, 60_000);
+    afterAll(() => postgres?.stop());
+
+    it('two receivers and two workers; one of each killed with SIGKILL midway, then the server restarted', async () => {
+      const ports = [await freePort(), await freePort()];
+      const handled = join(dir, 'postgres-handled.txt');
+      const common = { STORE: 'postgres', POSTGRES_URL: postgres.url, CONCURRENCY: String(CONCURRENCY), LEASE_MS: String(LEASE_MS), HANDLED: handled };
+      const receivers = await Promise.all(ports.map((port) => launch({ ...common, ROLE: 'receiver', PORT: String(port), CONSUME: '0' })));
+      const workers = await Promise.all([launch({ ...common, ROLE: 'worker' }), launch({ ...common, ROLE: 'worker' })]);
+      let alive = [0, 1];
+      let spread = 0;
+      let killing: Promise<void> | undefined;
+      let restarting: Promise<void> | undefined;
+      let ackedAtRestart = 0;
+      const started = Date.now();
+      const stats = await sendAll(
+        deliveries(DISTINCT),
+        (attempt) => `http://127.0.0.1:${ports[alive[(spread++ + attempt) % alive.length]!]}/`,
+        (progress) => {
+          if (!killing && progress.acked.size >= DISTINCT * 0.4) {
+            alive = [1];
+            killing = Promise.all([kill(receivers[0]!), kill(workers[0]!)]).then(() => undefined);
+          }
+          if (!restarting && progress.acked.size >= DISTINCT * 0.6) {
+            ackedAtRestart = progress.acked.size;
+            restarting = postgres.restart();
+          }
+        },
+      );
+      await Promise.all([killing, restarting]);
+      const ackedInMs = Date.now() - started;
+      const result = tally(stats, await untilHandled(handled, DISTINCT, 60_000), handled);
+      console.log('postgres crash run:', JSON.stringify({ ...result, ackedAtRestart, ackedInMs, handledInMs: Date.now() - started }));
+      expect(ackedAtRestart).toBeLessThan(DISTINCT); // the restart came mid-run
+      expect(result).toMatchObject({ acknowledged: DISTINCT, handled: DISTINCT, lost: 0 });
+      // The killed worker's events in flight, and the live worker's whose completion the restart cut off.
+      expect(result.reRun).toBeLessThanOrEqual(2 * CONCURRENCY);
+      expect(result.resent).toBeGreaterThan(0);
+      await Promise.all([kill(receivers[1]!, 'SIGTERM'), kill(workers[1]!, 'SIGTERM')]);
+    }, 120_000);
   });
 });

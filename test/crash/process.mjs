@@ -2,7 +2,7 @@
 // inbox, consuming or not) or a worker (createWorker). Every completed handler appends "<id> <attempt>\n" to the file
 // HANDLED (O_APPEND writes reach the page cache at once: they survive a SIGKILL of this process).
 // Prints "ready" on stdout once it takes requests or events.
-//   ROLE=receiver|worker STORE=sqlite|redis DB=<path> REDIS_URL=<url> PORT=<n> CONSUME=1|0
+//   ROLE=receiver|worker STORE=sqlite|redis|postgres DB=<path> REDIS_URL=<url> POSTGRES_URL=<url> PORT=<n> CONSUME=1|0
 //   CONCURRENCY=<n> LEASE_MS=<n> HANDLED=<file>
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,10 +10,12 @@ import { createServer } from 'node:http';
 const env = process.env;
 const { createWebhooks, createWorker } = await import('../../dist/src/index.js');
 const { nodeMiddleware } = await import('../../dist/adapters/node/index.js');
-const inbox =
-  env.STORE === 'sqlite'
-    ? (await import('../../dist/src/inbox/sqlite.js')).sqliteInbox({ path: env.DB, pollMs: 20 })
-    : (await import('../../dist/src/inbox/redis.js')).redisInbox({ url: env.REDIS_URL, prefix: 'crash', pollMs: 10 });
+const stores = {
+  sqlite: async () => (await import('../../dist/src/inbox/sqlite.js')).sqliteInbox({ path: env.DB, pollMs: 20 }),
+  redis: async () => (await import('../../dist/src/inbox/redis.js')).redisInbox({ url: env.REDIS_URL, prefix: 'crash', pollMs: 10 }),
+  postgres: async () => (await import('../../dist/src/inbox/postgres.js')).postgresInbox({ connectionString: env.POSTGRES_URL }),
+};
+const inbox = await stores[env.STORE]();
 
 const worker = {
   concurrency: Number(env.CONCURRENCY ?? 8),

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { postgresDatabase, startPostgres } from '../support/postgres-server.js';
 import { startRedis, type RedisServer } from '../support/redis-server.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -98,9 +99,10 @@ describe('the durable pattern (README "Durable delivery", examples/durable.mjs):
   const data = mkdtempSync(join(tmpdir(), 'shutdown-'));
   afterAll(() => rmSync(data, { recursive: true, force: true }));
 
-  for (const inbox of ['memory', 'sqlite', 'redis'] as const) {
+  const postgres = postgresDatabase();
+  for (const inbox of ['memory', 'sqlite', 'redis', 'postgres'] as const) {
     it(`${inbox}: SIGTERM during a handler lets it finish, then the process exits by itself (code 0) within ${EXIT_BOUND_MS} ms`, async () => {
-      const env = { INBOX: inbox, DATA_DIR: join(data, inbox), REDIS_URL: redis.url, WORK_MS: '300' };
+      const env = { INBOX: inbox, DATA_DIR: join(data, inbox), REDIS_URL: redis.url, DATABASE_URL: postgres.url, WORK_MS: '300' };
       const durable = start('examples/durable.mjs', env);
       const url = /listening on (\S+)/.exec((await durable.waitFor(/^listening on /)).text)?.[1] as string;
       expect(await deliver(url)).toBe(200);
@@ -117,6 +119,28 @@ describe('the durable pattern (README "Durable delivery", examples/durable.mjs):
       expect(openAtExit(durable.lines)).toEqual([]);
     });
   }
+
+  it(`postgres, during an outage (the server stopped): SIGTERM still ends the process by itself (code 0) within ${EXIT_BOUND_MS} ms`, async () => {
+    const own = await startPostgres();
+    try {
+      const durable = start('examples/durable.mjs', { INBOX: 'postgres', DATABASE_URL: own.url });
+      const url = /listening on (\S+)/.exec((await durable.waitFor(/^listening on /)).text)?.[1] as string;
+      expect(await deliver(url)).toBe(200); // the schema is made, the workers wait on LISTEN
+      await durable.waitFor(/^handled /);
+      await own.stopFast();
+      // Long enough for the listener to notice and the workers' claims to meet the closed server.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const signalled = Date.now();
+      durable.child.kill('SIGTERM');
+      const exit = await durable.exited();
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      console.log(`postgres, during an outage: exited ${exit.at - signalled} ms after SIGTERM`);
+      expect(exit.at - signalled).toBeLessThan(EXIT_BOUND_MS);
+      expect(openAtExit(durable.lines)).toEqual([]);
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
 
   it(`redis, during an outage (Redis killed): SIGTERM still ends the process by itself (code 0) within ${EXIT_BOUND_MS} ms`, async () => {
     const own = await startRedis();

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 export const NEEDS_PEERS = {
   'chat-webhooks/sqlite': ['better-sqlite3'],
   'chat-webhooks/redis': ['bullmq', 'ioredis'],
+  'chat-webhooks/postgres': ['pg'],
 };
 
 const sentence = (specifier, peers) =>
