@@ -26,14 +26,21 @@ const errorCodes = {};
 // 'consume': one process receives and handles (in-process worker); 'receive': consume: false, as receivers
 // behind which workers run elsewhere.
 const consume = mode === 'consume';
-const webhooks = createWebhooks({ auth: CREDENTIALS, inbox, consume, logger: { warn() {}, error() {} }, worker: { concurrency: 16 } });
+// Under valgrind (bench/instructions.mjs) a commit takes 50–100 times longer: the commit timeout is raised there,
+// as a timeout changes no work done.
+const commitTimeout = process.env.BENCH_COMMIT_TIMEOUT_MS ? { commitTimeoutMs: Number(process.env.BENCH_COMMIT_TIMEOUT_MS) } : {};
+const webhooks = createWebhooks({ auth: CREDENTIALS, inbox, consume, logger: { warn() {}, error() {} }, worker: { concurrency: 16 }, ...commitTimeout });
 webhooks.on('message_sent', () => void (handled += 1));
 webhooks.onError((error) => void (errorCodes[error.code] = (errorCodes[error.code] ?? 0) + 1));
 
 const middleware = nodeMiddleware(webhooks, { path: PATH });
 const server = http.createServer(middleware);
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => process.send?.({ type: 'ready', port: server.address().port }));
+server.listen(0, '127.0.0.1', () => {
+  if (process.send) process.send({ type: 'ready', port: server.address().port });
+  // Without a parent to tell (bench/instructions.mjs runs it under valgrind), the address goes to stdout.
+  else console.log(`${kind} inbox receiver listening on http://127.0.0.1:${server.address().port}${PATH}`);
+});
 
 process.on('message', async (message) => {
   if (message?.type === 'cpu') {
@@ -53,4 +60,4 @@ process.on('message', async (message) => {
     process.exit(0);
   }
 });
-process.on('disconnect', () => process.exit(0));
+if (process.send) process.on('disconnect', () => process.exit(0));

@@ -1,6 +1,7 @@
 /**
  * Renders the README's performance section (between `<!-- bench:start -->` and `<!-- bench:end -->`) from
- * bench/results/http.json: `node bench/readme-section.mjs` prints it, `--write` puts it in README.md.
+ * bench/results/http.json and, when counted, bench/results/instructions.json: `node bench/readme-section.mjs` prints it,
+ * `--write` puts it in README.md.
  * Not run by `npm run bench`, so a local run never edits the README by itself.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -34,8 +35,34 @@ const allocation = result.allocation
   .map((a) => `${a.server} ${(a.heapBytesPerRequest / 1024).toFixed(1)} KB`)
   .join(', ');
 
+/** Simulated cycles per request (`npm run bench:instructions`), when counted: they do not move with the host's load. */
+let counted = {};
+try {
+  counted = JSON.parse(readFileSync(new URL('./results/instructions.json', import.meta.url), 'utf8')).counts;
+} catch {
+  // Not counted yet: the section quotes req/s only.
+}
+const k = (name) => `${Math.round(counted[name].cycles / 1000)} k`;
+const status = (met) => (met ? 'met' : '**missed**');
+const pair = (bare, ours, label, target) => {
+  if (!counted[bare] || !counted[ours]) return null;
+  const ratio = counted[bare].cycles / counted[ours].cycles;
+  return `${label} bare ÷ ours ${ratio.toFixed(3)} (${k(bare)} against ${k(ours)}; target ≥ ${target}: ${status(ratio >= target)})`;
+};
+const lambdaCount =
+  counted['lambda-bare'] && counted['lambda-ours']
+    ? `\`lambdaHandler\` in process ${(counted['lambda-ours'].cycles / counted['lambda-bare'].cycles).toFixed(2)}× a bare handler's cycles (${k('lambda-ours')} against ${k('lambda-bare')}; target at most 1.4×: ${status(counted['lambda-ours'].cycles / counted['lambda-bare'].cycles <= 1.4)})` +
+      (counted['lambda-ours'].allocated && counted['lambda-bare'].allocated
+        ? ` and ${(counted['lambda-ours'].allocated / counted['lambda-bare'].allocated).toFixed(2)}× its JS heap allocation (${(counted['lambda-ours'].allocated / 1024).toFixed(2)} against ${(counted['lambda-bare'].allocated / 1024).toFixed(2)} KB)`
+        : '')
+    : null;
+const counts = [pair('bare-node', 'ours-node', 'node:http', 0.92), pair('bare-fastify', 'ours-fastify', 'Fastify', 0.95), lambdaCount].filter(Boolean);
+const countsText = counts.length
+  ? `Counted, which load does not sway ([bench/results/instructions.md](bench/results/instructions.md), \`npm run bench:instructions\`: valgrind's simulated cycles per request, instructions + 10 × L1 misses + 100 × last-level misses + 15 × mispredicted branches, with \`Content-Type: Application/json\` as the platform sends it): ${counts.join('; ')}.`
+  : null;
+
 const section = [
-  '`npm run bench` builds the package. It runs the micro suite (`bench/micro.mjs`), then benchmarks every adapter over HTTP next to the bare framework it plugs into and next to `@octokit/webhooks`. Each server runs in its own process pinned to one core; autocannon runs pinned to the other. The same ~1 KB `message_sent` body goes to every server, made distinct per request, and our servers also get a valid Basic auth header. Each pair runs 3 interleaved rounds of 5 s, after a 2 s warm-up. The suite also measures memory (RSS over 20 000 requests, allocation per request) and takes a CPU profile of the node:http path. It takes about 5 minutes. `BENCH_QUICK=1 npm run bench` gives a short run. See [bench/README.md](bench/README.md) for the method.',
+  '`npm run bench` builds the package. It runs the micro suite (`bench/micro.mjs`), then benchmarks every adapter over HTTP next to the bare framework it plugs into and next to `@octokit/webhooks`. Each server runs in its own process pinned to one core; autocannon runs pinned to the other. The same ~1 KB `message_sent` body goes to every server, made distinct per request, and our servers also get a valid Basic auth header. Each pair runs 3 interleaved rounds of 5 s, after a 2 s warm-up. The suite also measures memory (RSS over 20 000 requests, allocation per request) and takes a CPU profile of the node:http path. Last, it runs the inboxes side by side (`npm run bench:inboxes`, which needs `redis-server`). It takes about 11 minutes. `BENCH_QUICK=1 npm run bench` gives a short run. See [bench/README.md](bench/README.md) for the method.',
   '',
   `Last committed run: [bench/results/latest.md](bench/results/latest.md) (full table, diagnostics, memory), [bench/results/profile.md](bench/results/profile.md) (CPU profile). Conditions: ${result.date.slice(0, 10)}, node ${result.node}, ${result.machine.cpus} × ${result.machine.cpuModel}, library at \`${result.git?.commit.slice(0, 7) ?? '?'}\`.`,
   '',
@@ -52,7 +79,8 @@ const section = [
       : '') +
     `RSS over 20 000 requests after warm-up: ${memory}. JS heap allocated per request: ${allocation}.`,
   '',
-  'The absolute figures depend on the machine. Only the ratios, measured side by side in one run, carry over.',
+  ...(countsText ? [countsText, ''] : []),
+  'The req/s figures are noisy on a shared machine (the same pair swung from 0.71× to 1.46× between rounds of one run); the counts above are not. The absolute figures depend on the machine. Only the ratios, measured side by side in one run, carry over.',
 ].join('\n');
 
 if (process.argv.includes('--write')) {

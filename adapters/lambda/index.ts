@@ -10,6 +10,7 @@ import {
   type ParsedWebhook,
   type WebhookResponse,
   type Webhooks,
+  workFinished,
 } from '../../src/receive/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
 import { kindOf, toRequest, toResult } from './translate.js';
@@ -88,8 +89,13 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
     // `path`, where given, is the route (telemetry's `http.route`).
     if (path !== undefined) handleOptions.route = path;
     // Handlers (or onError reports of a refused request) run after the response is produced; the function is
-    // frozen once it returns, so they must finish first. Callbacks rather than awaits: each await here is
-    // a cost every invocation pays.
+    // frozen once it returns, so they must finish first. A body in hand is answered within respond(), whose
+    // handlers also start there: when they finished too (synchronous handlers), the result is returned at once,
+    // and the invocation costs no promise but this function's own.
+    let sent: WebhookResponse | undefined;
+    let later: ((response: WebhookResponse) => void) | undefined;
+    webhooks.respond(request, (response) => (later ? later(response) : (sent = response)), handleOptions);
+    if (sent && workFinished(sent)) return toResult(event, kind, sent);
     return new Promise<LambdaHttpResult>((resolve, reject) => {
       const answer = (response: WebhookResponse) => {
         try {
@@ -102,7 +108,8 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
       // response came (a commit that took its whole time, then an onError report).
       const wait = (response: WebhookResponse) =>
         settling.after(response.done, Math.min(budget + GRACE_MS, lastMoment - Date.now()), () => answer(response));
-      webhooks.respond(request, wait, handleOptions);
+      if (sent) wait(sent);
+      else later = wait;
     });
   };
 }

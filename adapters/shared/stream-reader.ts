@@ -2,6 +2,29 @@
 import type { IncomingMessage } from 'node:http';
 import { BodyArrival, type BodyReader } from '../../src/receive/index.js';
 
+/** Where a stream being read keeps its reading: the listeners below are shared by every request. */
+const READING = Symbol('chat-webhooks body reading');
+
+type ReadStream = IncomingMessage & { [READING]?: StreamBody };
+
+/** A body arriving from a stream: what was read so far, and the limit. */
+class StreamBody extends BodyArrival {
+  /** The first chunk; the others, if any, in `rest` (most bodies of a few KB arrive in one). */
+  first: Buffer | undefined;
+  rest: Buffer[] | undefined;
+  size = 0;
+
+  constructor(readonly maxBytes: number) {
+    super();
+  }
+
+  /** Everything read, in one buffer. */
+  bytes(): Buffer {
+    if (this.rest === undefined) return this.first ?? Buffer.alloc(0);
+    return Buffer.concat([this.first as Buffer, ...this.rest], this.size);
+  }
+}
+
 /**
  * A reader for the request stream that stops at the size limit: past `maxBytes` it stops listening and
  * hands over what it has (the receiver answers 413), so an oversized body is never buffered whole.
@@ -10,28 +33,44 @@ import { BodyArrival, type BodyReader } from '../../src/receive/index.js';
 export function nodeBodyReader(req: IncomingMessage): BodyReader {
   return (maxBytes) => {
     if (req.readableEnded || req.destroyed) return new Uint8Array(0);
-    const arrival = new BodyArrival();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      chunks.push(chunk);
-      if (size > maxBytes) {
-        // Whatever drains the rest of the request afterwards must not pile it up here.
-        req.off('data', onData);
-        req.pause();
-        arrival.arrive(Buffer.concat(chunks, size));
-      }
-    };
+    const reading = new StreamBody(maxBytes);
+    (req as ReadStream)[READING] = reading;
     // The listeners stay once the body is read: removing four from every request would cost more than
-    // leaving them to the request's garbage. 'close' comes after every request, so it checks first.
+    // leaving them to the request's garbage. They are the same functions for every request (each finds its
+    // reading on the stream), so a request makes no closures.
     req.on('data', onData);
-    req.on('end', () => arrival.arrive(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    req.on('error', (cause) => arrival.fail(cause));
-    req.on('close', () => {
-      // An Error costs microseconds to make: only for a body that really did not arrive.
-      if (arrival.pending) arrival.fail(new Error('The connection closed before the body was complete.'));
-    });
-    return arrival;
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+    return reading;
   };
+}
+
+function onData(this: ReadStream, chunk: Buffer): void {
+  const reading = this[READING] as StreamBody;
+  reading.size += chunk.length;
+  if (reading.first === undefined) reading.first = chunk;
+  else (reading.rest ??= []).push(chunk);
+  if (reading.size > reading.maxBytes) {
+    // Whatever drains the rest of the request afterwards must not pile it up here.
+    this.off('data', onData);
+    this.pause();
+    reading.arrive(reading.bytes());
+  }
+}
+
+function onEnd(this: ReadStream): void {
+  const reading = this[READING] as StreamBody;
+  reading.arrive(reading.bytes());
+}
+
+function onError(this: ReadStream, cause: unknown): void {
+  this[READING]?.fail(cause);
+}
+
+function onClose(this: ReadStream): void {
+  const reading = this[READING] as StreamBody;
+  // 'close' comes after every request. An Error costs microseconds to make: only for a body that really did
+  // not arrive.
+  if (reading.pending) reading.fail(new Error('The connection closed before the body was complete.'));
 }

@@ -44,7 +44,8 @@ export function headersFor(kind, body, seq) {
       'user-agent': 'GitHub-Hookshot/bench',
     };
   }
-  return { 'content-type': 'application/json', authorization: AUTHORIZATION, 'user-agent': 'chat-webhooks-bench' };
+  // The platform sends `Application/json` (issue 27); the bare servers get the same bytes.
+  return { 'content-type': 'Application/json', authorization: AUTHORIZATION, 'user-agent': 'chat-webhooks-bench' };
 }
 
 export function bodyFor(kind, seq) {
@@ -73,7 +74,7 @@ export function apiGatewayV2Event(seq) {
       accept: '*/*',
       authorization: AUTHORIZATION,
       'content-length': String(Buffer.byteLength(body)),
-      'content-type': 'application/json',
+      'content-type': 'Application/json',
       host: 'abc123.execute-api.us-east-1.amazonaws.com',
       'user-agent': 'chat-webhooks-bench',
       'x-amzn-trace-id': `Root=1-67891233-${String(seq).padStart(24, '0')}`,

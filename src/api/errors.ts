@@ -69,11 +69,12 @@ export class ApiError extends Error {
     this.status = details.status ?? 0;
     this.method = details.method;
     this.url = details.url;
-    if (details.body !== undefined) this.body = details.body;
-    if (details.requestId !== undefined) this.requestId = details.requestId;
+    // Declared fields are own properties under ES2022 whether given or not, so these need no guard.
+    this.body = details.body;
+    this.requestId = details.requestId;
     this.attempts = details.attempts ?? 1;
-    if (details.retryAfterMs !== undefined) this.retryAfterMs = details.retryAfterMs;
-    if (details.issues !== undefined) this.issues = details.issues;
+    this.retryAfterMs = details.retryAfterMs;
+    this.issues = details.issues;
   }
 
   toJSON(): Record<string, unknown> {
@@ -104,12 +105,13 @@ export function validationError(what: string, error: z.ZodError): ValidationErro
   return new ValidationError(`${what}: ${lines.join('; ')}`, error.issues);
 }
 
+// Stryker disable next-line StringLiteral: a module-level constant, a static mutant that only a fresh module load would see; redaction.test.ts asserts "[redacted]"
 const REDACTED = '[redacted]';
 
 /**
  * Returns `value` with every occurrence of a secret replaced, in strings, arrays and plain objects. A secret
- * is also looked for as a URL component and as a JSON string escapes it (a service may echo it either way),
- * longest first, so a secret that contains another is never left half replaced.
+ * is also looked for as a URL component and as a JSON string escapes it (a service may echo it either way);
+ * a secret that contains another is never left half replaced (see `redactText`).
  */
 export function redact<T>(value: T, secrets: readonly string[]): T {
   if (secrets.length === 0) return value;
@@ -144,6 +146,7 @@ function redactText(text: string, spelled: readonly string[]): string {
   let end = -1;
   for (const [start, stop] of spans) {
     if (start > end) {
+      // Stryker disable next-line EqualityOperator: equivalent, `end` is -1 before the first span and at least 1 after it (no secret is empty)
       if (end >= 0) out += REDACTED;
       out += text.slice(kept, start);
     }
@@ -165,7 +168,8 @@ function spellings(secrets: readonly string[]): string[] {
       // A lone surrogate has no URL form: no service can echo it as one.
     }
   }
-  return [...all].sort((a, b) => b.length - a.length);
+  // Order does not matter: redactText finds every occurrence of every spelling before it replaces any.
+  return [...all];
 }
 
 /**
@@ -191,21 +195,25 @@ export function safeCause(cause: unknown, secrets: readonly string[]): unknown {
 }
 
 function mentionsSecret(value: unknown, secrets: readonly string[], depth: number): boolean {
-  if (depth > 4 || value === null || value === undefined) return false;
+  // null and undefined read as "null" and "": a secret found there only makes the cause replaced, never kept.
+  if (depth > 4) return false;
   let text: string;
   if (value instanceof Error) {
     const own: Record<string, unknown> = {};
     for (const key of Object.keys(value)) own[key] = (value as unknown as Record<string, unknown>)[key];
+    // Stryker disable next-line StringLiteral: equivalent, the text stands in for a missing stack and holds no secret either way
     text = `${value.message}\n${value.stack ?? ''}\n${safeStringify(own)}`;
     if (mentionsSecret(value.cause, secrets, depth + 1)) return true;
   } else {
-    text = typeof value === 'string' ? value : safeStringify(value);
+    // A string too: its JSON form holds each secret's JSON-escaped spelling, which `spellings` includes.
+    text = safeStringify(value);
   }
-  return secrets.some((secret) => secret !== '' && text.includes(secret));
+  return secrets.some((secret) => text.includes(secret));
 }
 
 function safeStringify(value: unknown): string {
   try {
+    // Stryker disable next-line StringLiteral: equivalent, a value JSON cannot write (a function) has no text that holds a secret either way
     return JSON.stringify(value) ?? '';
   } catch {
     return String(value);

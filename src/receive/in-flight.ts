@@ -10,8 +10,8 @@ const RESOLVED = Promise.resolve();
 /**
  * One piece of acknowledged work. Errands are linked into their receiver's in-flight list from creation to
  * end, for close(): a list rather than a Set, whose add-then-delete on every request keeps rehashing it. An
- * errand's `done` promise is made only when someone asks (Lambda and fetch adapters do, node:http never
- * does), which spares one per request.
+ * errand's `done` promise is made only when someone asks (the fetch adapter does, node:http never does),
+ * which spares one per request. The work is a function, or a subclass's `run` (sparing a closure).
  */
 export class Errand {
   #finished = false;
@@ -22,10 +22,15 @@ export class Errand {
 
   constructor(
     readonly event: ParsedWebhook | undefined,
-    private readonly work: () => Promise<void> | undefined,
+    private readonly work: (() => Promise<void> | undefined) | undefined,
     private readonly list: InFlight,
   ) {
     list.add(this);
+  }
+
+  /** The work itself. Returns a promise only when it is still running. */
+  protected run(): Promise<void> | undefined {
+    return this.work?.();
   }
 
   get finished(): boolean {
@@ -40,7 +45,7 @@ export class Errand {
   start(): void {
     let running: Promise<void> | undefined;
     try {
-      running = this.work();
+      running = this.run();
     } catch {
       // Only a throwing logger gets here: the work itself reports every failure.
     }
@@ -87,23 +92,40 @@ export class InFlight {
   }
 }
 
-/** A response whose `done` is its errand's. */
-export class ErrandResponse implements WebhookResponse {
+/**
+ * A response with work after it: the errand itself, so that acknowledging a request makes one object, not
+ * an errand and a response. Its `done` is the errand's.
+ */
+export class ErrandResponse extends Errand implements WebhookResponse {
   constructor(
     readonly status: number,
     readonly headers: Readonly<Record<string, string>>,
     readonly body: string,
-    private readonly errand: Errand,
-  ) {}
-
-  get done(): Promise<void> {
-    return this.errand.done;
+    event: ParsedWebhook | undefined,
+    work: (() => Promise<void> | undefined) | undefined,
+    list: InFlight,
+  ) {
+    super(event, work, list);
   }
 }
 
+/** How a response's work starts once the response was handed over: at once, or deferred (`defer`). */
+export type StartWork = (errand: Errand) => void;
+
 /**
- * Starts errands after the adapter has sent the response. The response is sent synchronously or in promise
- * jobs; node's next tick comes once those have drained, so handlers start right after the write, in the
+ * For `respond`, whose adapters have written the response by the time `send` returns: the work starts right
+ * then, in the same turn, without a tick of its own.
+ */
+export const startNow: StartWork = (errand) => errand.start();
+
+/** Whether a response's work (handlers, onError reports) has finished: then `done` has nothing to wait for. */
+export function workFinished(response: WebhookResponse): boolean {
+  return response instanceof Errand ? response.finished : true;
+}
+
+/**
+ * Starts errands after a response handed over as a promise (`handle`) has been sent: the caller takes it in
+ * promise jobs, and node's next tick comes once those have drained, so handlers start right after, in the
  * same turn of the event loop. Elsewhere a zero timer does the same. Errands queued in one tick share one
  * callback.
  */

@@ -40,6 +40,8 @@ export { verifyBasicAuth, createBasicAuthVerifier } from './auth.js';
 export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth.js';
 export type { BodyReader, HeaderSource, WebhookRequest, WebhookResponse } from './http.js';
 export { BodyArrival } from './http.js';
+/** For adapters that must wait for the work after a response (Lambda): whether there is any left. */
+export { workFinished } from './in-flight.js';
 export { escapeControl } from './logger.js';
 export type { LogLevel, WebhookLogger } from './logger.js';
 export { rejectUnknownOptions } from './options.js';

@@ -14,7 +14,7 @@ import { isThenable } from './dispatch.js';
 import { WebhookError } from './errors.js';
 import { forwardingInbox, type Enqueue } from './forward.js';
 import { BodyArrival, type BodyReader, type WebhookRequest, type WebhookResponse } from './http.js';
-import type { InFlight } from './in-flight.js';
+import type { InFlight, StartWork } from './in-flight.js';
 import type { Settings } from './options.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
 import { digest } from './traced.js';
@@ -71,7 +71,13 @@ export class Intake {
    * inbox must be awaited); for a body still arriving, returns nothing and hands the answer to `send` later.
    * `apps`: the apps the request's credentials are bound to (absent: any app).
    */
-  take(request: WebhookRequest, options: HandleOptions, send: (response: WebhookResponse) => void, apps?: AppBinding): Answer | undefined {
+  take(
+    request: WebhookRequest,
+    options: HandleOptions,
+    send: (response: WebhookResponse) => void,
+    start: StartWork,
+    apps?: AppBinding,
+  ): Answer | undefined {
     const { body } = request;
     if (typeof body !== 'function') return this.#answer(body, options, apps);
     let reading: ReturnType<BodyReader>;
@@ -89,9 +95,9 @@ export class Intake {
       } catch (cause) {
         answer = this.answers.failed(cause);
       }
-      this.answers.deliver(answer, send);
+      this.answers.deliver(answer, send, start);
     };
-    const unreadable = (cause: unknown): void => this.answers.deliver(this.answers.unreadable(cause), send);
+    const unreadable = (cause: unknown): void => this.answers.deliver(this.answers.unreadable(cause), send, start);
     if (this.#deadlines) this.#deadlines.watch(reading as Reading, arrived, unreadable);
     else whenRead(reading as Reading, arrived, unreadable);
     return undefined;

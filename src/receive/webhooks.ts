@@ -13,7 +13,7 @@ import { Dispatcher, isThenable, type HandlerContext, type Outcome } from './dis
 import { WebhookError } from './errors.js';
 import { registrationMethods, type HandlerRegistry } from './handlers.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
-import { defer, drain, Errand, InFlight } from './in-flight.js';
+import { defer, drain, Errand, InFlight, startNow, type StartWork } from './in-flight.js';
 import { useInbox } from './inbox-users.js';
 import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type WebhooksOptions } from './options.js';
@@ -69,7 +69,8 @@ export interface Webhooks extends HandlerRegistry {
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
    * `handle` for adapters on a hot path: the response goes to `send`, synchronously once the body is in
-   * memory unless an `enqueue` or inbox must be awaited. `send` is called exactly once.
+   * memory unless an `enqueue` or inbox must be awaited. `send` is called exactly once, and should have
+   * written the response when it returns: the handlers (or onError's report of a refusal) start right after.
    */
   respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options?: HandleOptions): void;
   /**
@@ -115,18 +116,19 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   // A receiver that only stores (`consume: false`) still has its inbox's gauges.
   const stopObserving = !consumer && settings.inbox ? telemetry?.observe(settings.inbox) : undefined;
 
-  function respond(request: WebhookRequest, send: (response: WebhookResponse) => void, options: HandleOptions = NO_OPTIONS): void {
+  /** Answers through `send`; the work after the response (handlers, onError reports) begins with `start`. */
+  function answer(request: WebhookRequest, send: (response: WebhookResponse) => void, options: HandleOptions, start: StartWork): void {
     if (telemetry !== undefined) ({ send, options } = traced(telemetry, request, send, options));
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
       const admitted = admission.admit(request);
-      if (admitted === undefined) response = intake.take(request, options, send);
-      else response = admitted instanceof AppBinding ? intake.take(request, options, send, admitted) : admitted;
+      if (admitted === undefined) response = intake.take(request, options, send, start);
+      else response = admitted instanceof AppBinding ? intake.take(request, options, send, start, admitted) : admitted;
     } catch (cause) {
       response = answers.failed(cause);
     }
     // Nothing yet: the body is still arriving, and intake sends the answer once it is in.
-    if (response !== undefined) answers.deliver(response, send);
+    if (response !== undefined) answers.deliver(response, send, start);
   }
 
   // An errand without an event is onError's report of a refused request.
@@ -141,7 +143,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
 
   function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}, rawBody?: string): Promise<ReceiveOutcome> {
     let outcome: Outcome = [];
-    const run = new FirstRunContext(() => context.key ?? settings.keyOf(event), context.receivedAt ?? Date.now());
+    const run = new FirstRunContext(settings.keyOf, event, undefined, context.receivedAt ?? Date.now(), context.key);
     const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
     const work = () => {
       const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), rawBody, undefined, full);
@@ -163,8 +165,10 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     receive,
     report: async (error) => dispatcher.report(error),
     reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
-    handle: (request, options) => new Promise((resolve) => respond(request, resolve, options)),
-    respond,
+    // The caller of `handle` gets the response in promise jobs: the work waits for the next tick. An adapter
+    // calling `respond` has written the response when `send` returns: the work starts then.
+    handle: (request, options = NO_OPTIONS) => new Promise((resolve) => answer(request, resolve, options, defer)),
+    respond: (request, send, options = NO_OPTIONS) => answer(request, send, options, startNow),
     health: () => intake.health.health(inFlight.closing),
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
       inFlight.closing = true;

@@ -144,6 +144,34 @@ describe('bounded answers', () => {
     await expect(failure(management.request('GET', '/anything'))).resolves.toMatchObject({ code: 'response_too_large' });
   });
 
+  it('the default cap is 10 MiB: an answer of exactly 10 MiB is read, one declaring a byte more is refused', async () => {
+    plan = { total: 10 * MB, declare: true };
+    await expect(failure(chat().users.list())).resolves.toMatchObject({ code: 'invalid_response' }); // read whole: 10 MiB of "x" is not JSON
+    plan = { total: 10 * MB + 1, declare: true };
+    const error = await failure(chat().users.list());
+    expect(error).toMatchObject({ code: 'response_too_large', message: expect.stringContaining(`(${10 * MB} bytes) (it declared ${10 * MB + 1})`) });
+  });
+
+  it('joins an answer that arrives in many chunks, a character split between two', async () => {
+    const bytes = new TextEncoder().encode(JSON.stringify({ data: [{ uid: 'u1', name: 'Zoë Ørsted 😀' }] }));
+    const chunked: typeof fetch = async () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            for (let at = 0; at < bytes.length; at += 3) controller.enqueue(bytes.slice(at, at + 3));
+            controller.close();
+          },
+        }),
+        { headers: { 'content-type': 'application/json' } },
+      );
+    await expect(chat({ fetch: chunked, maxResponseBytes: bytes.length }).users.list()).resolves.toMatchObject({ data: [{ uid: 'u1', name: 'Zoë Ørsted 😀' }] });
+  });
+
+  it('an answer without a body (204) resolves to undefined', async () => {
+    plan = { body: '', status: 204 };
+    await expect(chat().request('DELETE', '/messages/1')).resolves.toBeUndefined();
+  });
+
   it('stops an endless stream from an injected fetch and cancels it', async () => {
     let cancelled: unknown;
     let pulled = 0;

@@ -57,7 +57,7 @@ describe('pagination ends', () => {
     const { uids, error, ms } = await walk();
     expect(uids).toEqual(['a1', 'a2', 'b1', 'b2']);
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ code: 'pagination_loop', method: 'GET', status: 200, message: expect.stringContaining('page 3 has the same users as page 1') });
+    expect(error).toMatchObject({ code: 'pagination_loop', method: 'GET', status: 200, url: `${baseUrl}/users?page=3`, message: expect.stringContaining('page 3 has the same users as page 1') });
     expect(String(error)).not.toContain(apiKey);
     expect(requested).toEqual([1, 2, 3]);
     expect(ms).toBeLessThan(5_000);
@@ -114,6 +114,29 @@ describe('pagination ends', () => {
     const { uids, error } = await walk({ maxPages: 3 });
     expect(error).toBeUndefined();
     expect(uids).toEqual(['u1', 'u2', 'u3']);
+  });
+
+  it('maxPages: 1 reads one page', async () => {
+    pageBody = (page) => users(`u${page}`);
+    const { uids, error } = await walk({ maxPages: 1 });
+    expect(uids).toEqual(['u1']);
+    expect(error).toMatchObject({ code: 'pagination_loop', message: expect.stringContaining('maxPages is 1') });
+    expect(requested).toEqual([1]);
+  });
+
+  it('tells pages apart whose ids only differ in where one ends (ab, c versus a, bc)', async () => {
+    pageBody = (page) => [users('ab', 'c'), users('a', 'bc'), users()][page - 1];
+    const { uids, error } = await walk();
+    expect(error).toBeUndefined();
+    expect(uids).toEqual(['ab', 'c', 'a', 'bc']);
+  });
+
+  it('tells apart pages whose fingerprints share their high 21 bits (u320 and u1691)', async () => {
+    // Found by brute force against the page fingerprint: a fingerprint that kept only its high word would take them for one page.
+    pageBody = (page) => [users('u320'), users('u1691'), users()][page - 1];
+    const { uids, error } = await walk();
+    expect(error).toBeUndefined();
+    expect(uids).toEqual(['u320', 'u1691']);
   });
 
   it('refuses a maxPages that is not a whole number of at least 1, before any request', async () => {

@@ -103,7 +103,9 @@ describe('redirects to another origin are refused', () => {
 
   it('refuses a location that is not a URL, or not http(s)', async () => {
     platform.plan({ status: 302, headers: { location: 'http://[::1' } }, { status: 302, headers: { location: 'file:///etc/passwd' } });
-    expect((await rejection(chat().users.list())).code).toBe('redirect');
+    const unparsable = await rejection(chat().users.list());
+    expect(unparsable.code).toBe('redirect');
+    expect(unparsable.message).toContain('to an address that cannot be shown, another origin');
     expect((await rejection(chat().users.list())).code).toBe('redirect');
     expect(elsewhere.requests).toEqual([]);
   });
@@ -115,6 +117,20 @@ describe('redirects to another origin are refused', () => {
     expect(error.code).toBe('redirect');
     expect(error.message).toMatch(/options\.fetch.*redirect: 'manual'/);
     expectNoCredential(error);
+  });
+
+  it('refuses an opaque redirect (a browser fetch hides its target) without following it', async () => {
+    let calls = 0;
+    const opaque: typeof fetch = async () => {
+      calls++;
+      const response = new Response(null, { status: 200 });
+      Object.defineProperty(response, 'type', { value: 'opaqueredirect' });
+      return response;
+    };
+    const error = await rejection(chat({ fetch: opaque }).users.list());
+    expect(error).toMatchObject({ code: 'redirect', status: 0 });
+    expect(error.message).toContain('a target this runtime does not reveal (an opaque redirect)');
+    expect(calls).toBe(1);
   });
 
   it('hands an injected fetch redirect: manual, and refuses a redirect answered by a test double', async () => {
@@ -155,6 +171,55 @@ describe('redirects within the origin are followed', () => {
         ['GET', '/v3/receipt', ''],
       ]);
     }
+  });
+
+  it('closes the body of a redirect it follows', async () => {
+    let cancelled = false;
+    const answers = [
+      () =>
+        new Response(new ReadableStream({ pull: (controller) => controller.enqueue(new Uint8Array(1024)), cancel: () => void (cancelled = true) }), {
+          status: 302,
+          headers: { location: '/v3/users' },
+        }),
+      () => Response.json({ data: [] }),
+    ];
+    const double: typeof fetch = async () => answers.shift()!();
+    await expect(chat({ fetch: double }).users.list()).resolves.toMatchObject({ data: [] });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(cancelled).toBe(true);
+  });
+
+  it('keeps a HEAD a HEAD after 303, and a PUT a PUT with its body after 301/302 (only a POST becomes a GET)', async () => {
+    platform.plan({ status: 303, headers: { location: '/v3/other' } }, { status: 200, body: '' });
+    await chat().request('HEAD', '/users').catch(() => undefined);
+    for (const status of [301, 302]) {
+      platform.plan({ status, headers: { location: '/v3/moved' } }, { status: 200, body: { data: { ok: true } } });
+      await expect(chat().request('PUT', '/messages/1', { body: { text: 'edit' } })).resolves.toEqual({ data: { ok: true } });
+    }
+    expect(platform.requests.map((request) => [request.method, request.path, request.body])).toEqual([
+      ['HEAD', '/v3/users', ''],
+      ['HEAD', '/v3/other', ''],
+      ['PUT', '/v3/messages/1', '{"text":"edit"}'],
+      ['PUT', '/v3/moved', '{"text":"edit"}'],
+      ['PUT', '/v3/messages/1', '{"text":"edit"}'],
+      ['PUT', '/v3/moved', '{"text":"edit"}'],
+    ]);
+  });
+
+  it('takes a Location on an answer that is not a redirect (201, 300, 304) as no redirect', async () => {
+    for (const status of [201, 300, 304]) {
+      platform.requests.length = 0;
+      platform.plan({ status, headers: { location: `${elsewhere.url}/apps/1` }, body: status === 304 ? '' : { data: { created: true } } });
+      const outcome = await management()
+        .apps.create({ name: 'Desk', region: 'eu' })
+        .then(
+          () => 'resolved',
+          (error: ApiError) => error.code,
+        );
+      expect(outcome).toBe(status === 201 ? 'resolved' : 'http');
+      expect(platform.requests).toHaveLength(1);
+    }
+    expect(elsewhere.requests).toEqual([]);
   });
 
   it('keeps the method, body and credentials after 307 and 308', async () => {

@@ -463,7 +463,7 @@ describe('options', () => {
 });
 
 describe('respond: the callback form adapters use', () => {
-  it('answers synchronously when the body is in memory, and runs handlers only after the answer', async () => {
+  it('answers synchronously when the body is in memory, and runs handlers only once send has returned', async () => {
     const { webhooks } = receiver();
     const order: string[] = [];
     webhooks.on('message_sent', () => void order.push('handler'));
@@ -471,11 +471,33 @@ describe('respond: the callback form adapters use', () => {
     webhooks.respond(request(fixture('message_sent')), (response) => {
       order.push('send');
       responses.push(response.status);
+      order.push('sent');
     });
     expect(responses).toEqual([200]); // before any await
-    expect(order).toEqual(['send']);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(order).toEqual(['send', 'handler']);
+    // The adapter has written the response when send returns: the handlers start then, without a tick of their own.
+    expect(order).toEqual(['send', 'sent', 'handler']);
+  });
+
+  it('still runs the handlers of an accepted event when send throws', async () => {
+    const { webhooks } = receiver();
+    const handled: string[] = [];
+    webhooks.on('message_sent', (event) => void handled.push(event.data.message.id));
+    expect(() =>
+      webhooks.respond(request(fixture('message_sent')), () => {
+        throw new Error('the socket is gone');
+      }),
+    ).toThrow('the socket is gone');
+    expect(handled).toHaveLength(1);
+  });
+
+  it('handle() gives the response before the handlers run', async () => {
+    const { webhooks } = receiver();
+    const order: string[] = [];
+    webhooks.on('message_sent', () => void order.push('handler'));
+    const response = await webhooks.handle(request(fixture('message_sent')));
+    order.push(`response ${response.status}`);
+    await response.done;
+    expect(order).toEqual(['response 200', 'handler']);
   });
 
   it('sends exactly once for a body reader, a failing reader and a throwing one', async () => {
