@@ -64,8 +64,8 @@ export class AppBinding {
 
   /** Whether the event's `appId` (read as keys read it: `7` is `"7"`) is one of the apps. */
   allows(event: { readonly appId?: unknown }): boolean {
-    const appId = appIdOf(event);
-    return appId !== undefined && this.apps.has(appId);
+    // A missing appId (undefined) is in no set of app ids.
+    return this.apps.has(appIdOf(event) as string);
   }
 
   /** The apps of two matching credentials together. */

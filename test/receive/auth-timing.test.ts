@@ -187,6 +187,29 @@ describe('remembered accepted headers stay few and short', () => {
     expect(comparisons).toHaveLength(2);
   });
 
+  it('a right header spelled longer than the credential encodes to is verified afresh each time', () => {
+    // A trailing sixth base64 character carries no whole byte: decoders drop it, so the header is right, and
+    // canonical in form, but longer than any credential's encoding (the bound on what is remembered).
+    // `app:pw` is six bytes: eight characters, no padding.
+    const verify = createBasicAuthVerifier({ username: 'app', password: 'pw' });
+    const longer = 'Basic YXBwOnB3A';
+    expect(longer.length).toBe(header('app', 'pw').length + 1);
+    expect(verify(longer)).toBe(true);
+    comparisons.length = 0;
+    expect(verify(longer)).toBe(true);
+    expect(comparisons).toHaveLength(2);
+  });
+
+  it('wrong headers take no place among the remembered ones: the right one is still remembered after many', () => {
+    const verify = createBasicAuthVerifier(credentials);
+    // Canonical, as long as the right one, and wrong: eight would fill the memory if they were kept.
+    for (let i = 0; i < 12; i++) expect(verify(header(credentials.username, `${credentials.password.slice(0, -2)}${String(i).padStart(2, '0')}`))).toBe(false);
+    expect(verify(canonical)).toBe(true);
+    comparisons.length = 0;
+    expect(verify(canonical)).toBe(true);
+    expect(comparisons).toEqual([]);
+  });
+
   it('refuses a header longer than 8 KiB even when its credentials are right', () => {
     const verify = createBasicAuthVerifier(credentials);
     expect(verify(`Basic${' '.repeat(8 * 1024)}${encoded}`)).toBe(false);

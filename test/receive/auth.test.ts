@@ -76,6 +76,40 @@ describe('verifyBasicAuth', () => {
     expect(() => createBasicAuthVerifier({ username: 1, password: 'x' } as never)).toThrow(/`auth.username` must be a string, got number/);
     expect(() => createBasicAuthVerifier([{ username: 'a', password: 'x' }, 'a:x'] as never)).toThrow(/`auth\[1\]` must be \{ username, password \}, got string/);
   });
+
+  it('names the option at fault and says what to give, for each unusable configuration', () => {
+    const refusal = (credentials: unknown): ConfigurationError => {
+      try {
+        createBasicAuthVerifier(credentials as never);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigurationError);
+        return error as ConfigurationError;
+      }
+      return expect.unreachable('should have been refused');
+    };
+    const cases: [unknown, string, string][] = [
+      [[], 'auth', '`auth` lists no credentials; give at least one { username, password }.'],
+      [null, 'auth', '`auth` must be { username, password }, got null.'],
+      [[{ username: 'a', password: 'x' }, null], 'auth[1]', '`auth[1]` must be { username, password }, got null.'],
+      [[{ username: 'a', password: 'x' }, 7], 'auth[1]', '`auth[1]` must be { username, password }, got number.'],
+      [{ username: 'a:b', password: 'x' }, 'auth.username', "`auth.username` must not contain ':'."],
+      [[{ username: 'a', password: 'x' }, { username: 'c:d', password: 'y' }], 'auth[1].username', "`auth[1].username` must not contain ':'."],
+      [
+        { username: 'a', password: 'x', appId: [] },
+        'auth.appId',
+        '`auth.appId` must be an app id or a non-empty list of app ids (strings), got []; leave it out for credentials that deliver for any app.',
+      ],
+      [
+        { username: 'a', password: 'x', appId: () => 'app' },
+        'auth.appId',
+        '`auth.appId` must be an app id or a non-empty list of app ids (strings), got function; leave it out for credentials that deliver for any app.',
+      ],
+    ];
+    for (const [credentials, option, message] of cases) {
+      const error = refusal(credentials);
+      expect([error.option, error.message]).toEqual([option, message]);
+    }
+  });
 });
 
 describe('createWebhooks auth option', () => {
