@@ -9,6 +9,6 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    include: ['test/cli/listen-units.test.ts', 'test/cli/units.test.ts', 'test/cli/captured.test.ts', 'test/cli/send.test.ts'],
+    include: ['test/cli/listen.test.ts', 'test/cli/listen-units.test.ts', 'test/cli/units.test.ts', 'test/cli/captured.test.ts', 'test/cli/send.test.ts'],
   },
 });
