@@ -293,3 +293,67 @@ describe('keys of byte bodies', () => {
     expect(handled).toEqual(['poll_voted', 'poll_voted']);
   });
 });
+
+describe('answers that fail, app refusals, closing during a commit', () => {
+  it('a body that arrives later and whose answer fails is still answered, 500, with the failure logged', async () => {
+    const logged: unknown[] = [];
+    const webhooks = createWebhooks({
+      auth,
+      logger: {
+        debug: () => {
+          throw new Error('log sink down');
+        },
+        error: (fields: unknown) => void logged.push(fields),
+      },
+    });
+    // Not JSON: the refusal's debug line throws inside the answer.
+    const response = await webhooks.handle({ method: 'POST', headers, body: async () => '{' });
+    expect([response.status, response.body]).toEqual([500, 'Internal error.']);
+    expect(logged).toEqual([{ reason: 'log sink down' }]);
+    await webhooks.close();
+  });
+
+  it('an appId that is not one of the credentials is quoted in the refusal, cut to 100 characters', async () => {
+    const bound = { username: 'acme', password: 'acme-secret', appId: 'app-acme' };
+    const webhooks = createWebhooks({ auth: [bound], logger: {} });
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    const appId = `app-${'x'.repeat(300)}`;
+    const response = await webhooks.handle({
+      method: 'POST',
+      headers: { ...headers, authorization: basicAuthHeader(bound.username, bound.password) },
+      body: JSON.stringify({ ...(JSON.parse(body) as object), appId }),
+    });
+    expect(response.status).toBe(403);
+    await response.done;
+    expect(errors.map((error) => error.message)).toEqual([
+      `The delivery's appId ${JSON.stringify(appId.slice(0, 100))} is not an app its credentials are bound to (auth[].appId).`,
+    ]);
+  });
+
+  it('close() lets a request waiting for its commit have its answer before the inbox is closed', async () => {
+    const inbox = memoryInbox();
+    const order: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowInbox = new Proxy(inbox, {
+      get: (target, name) => {
+        if (name === 'put') return async (...args: Parameters<Inbox['put']>) => (order.push('put'), await gate, target.put(...args));
+        if (name === 'close') return async () => (order.push('close'), target.close());
+        const value = Reflect.get(target, name) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as Inbox;
+    const webhooks = createWebhooks({ auth, logger: {}, inbox: slowInbox, consume: false });
+    const answer = webhooks.handle({ method: 'POST', headers, body });
+    for (let i = 0; i < 100 && order.length === 0; i++) await sleep(1);
+    expect(order).toEqual(['put']);
+    const closing = webhooks.close({ timeoutMs: 0 });
+    await sleep(20);
+    expect(order).toEqual(['put']);
+    release();
+    expect((await answer).status).toBe(200);
+    await closing;
+    expect(order).toEqual(['put', 'close']);
+  });
+});
