@@ -98,7 +98,7 @@ export class Dispatcher {
 
   /** Registers a handler for known triggers; an unknown name is a mistake in the code, thrown at once. */
   onTriggers(trigger: string | readonly string[], handler: AnyHandler): void {
-    const names: readonly unknown[] = typeof trigger === 'string' ? [trigger] : Array.isArray(trigger) ? trigger : [trigger];
+    const names: readonly unknown[] = Array.isArray(trigger) ? trigger : [trigger];
     for (const name of names) {
       if (typeof name !== 'string') {
         throw new ConfigurationError('trigger', `on() takes a trigger name or a list of them first, got ${describeValue(name)}.`);
@@ -190,6 +190,7 @@ export class Dispatcher {
         logger.error?.({ ...fields, reason: describe(cause) }, 'An onError handler itself failed.');
       try {
         const result = handler(error);
+        // Stryker disable next-line ArrayDeclaration: equivalent, a list starting with a value other than a promise is waited for the same (Promise.all takes it at once)
         if (isThenable(result)) (pending ??= []).push(Promise.resolve(result).then(() => undefined, failed));
       } catch (cause) {
         failed(cause);
@@ -227,6 +228,7 @@ export class Dispatcher {
       (timer as { unref?: () => void } | undefined)?.unref?.();
       result.then(
         () => {
+          // Stryker disable next-line ConditionalExpression: equivalent, after the timeout clearing its timer and resolving again do nothing
           if (settled) return;
           clearTimeout(timer);
           resolve();

@@ -202,6 +202,27 @@ describe('handler timeout', () => {
   });
 });
 
+describe('handler timeouts where timers are plain numbers without unref (as on Deno and in browsers)', () => {
+  it('a handler that overruns is reported, one that finishes in time is not', async () => {
+    const realSetTimeout = globalThis.setTimeout;
+    const timeouts = vi
+      .spyOn(globalThis, 'setTimeout')
+      .mockImplementation(((...args: Parameters<typeof setTimeout>) => Number(realSetTimeout(...args))) as unknown as typeof setTimeout);
+    try {
+      const { webhooks, errors } = receiver({ handlerTimeoutMs: 10 });
+      let late = true;
+      webhooks.on('message_sent', () => (late ? new Promise(() => undefined) : Promise.resolve()));
+      await (await webhooks.handle(request(messageSent(1)))).done;
+      late = false;
+      await (await webhooks.handle(request(messageSent(2)))).done;
+      expect(errors.map((error) => error.code)).toEqual(['handler_timeout']);
+      expect(timeouts.mock.results.every((result) => typeof result.value === 'number')).toBe(true);
+    } finally {
+      timeouts.mockRestore();
+    }
+  });
+});
+
 describe('a trigger nobody handles', () => {
   const unknownBody = JSON.stringify({ trigger: 'poll_voted', data: { id: 1 } });
 
