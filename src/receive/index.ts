@@ -1,6 +1,6 @@
 /** The receive folder's public face: what src/index.ts re-exports and what adapters build on. */
 export { createWebhooks } from './webhooks.js';
-export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, Health, ReceiveOutcome, Webhooks, WebhooksOptions } from './webhooks.js';
+export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, Health, ReceiveContext, ReceiveOutcome, Webhooks, WebhooksOptions } from './webhooks.js';
 export type {
   AttemptInfo,
   AttemptTelemetry,
