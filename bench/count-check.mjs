@@ -9,15 +9,16 @@
  * threads; the kernel's work is not in it. V8 runs with `--predictable` (no background compiler or collector
  * threads).
  *
- * Even so the count follows the host's pace: collections and tasks that follow the clock fall on fewer requests
- * when the host is slow (ours counted 386–396 k at a load average of 2–4 and 433–440 k at 13, +11 %, which an
- * absolute bound either lets through or fails on a busy CI machine). So each run also counts bare node:http
- * (bench/servers.mjs's `bare-node`) right before ours, and what is compared is ours scaled by how far bare moved
- * from its committed figure: `ours × bareCommitted / bare`. The host's pace moves both; a change to the receiver
- * moves only ours. Each server takes about 40 s of CPU.
+ * Even so the count moves between runs: bare node:http counted 365.8–365.9 k in two runs at a load average of
+ * 17, ours 382–399 k (the same code). Most likely because ours does work after each response (its handlers)
+ * and so, depending on whether the next request has arrived by then, takes a turn of the event loop more or
+ * less, which bare does not: timing that adds work, never removes the receiver's own. So each run counts bare and ours one after the other, ours is
+ * scaled by how far bare moved from its committed figure (`ours × bareCommitted / bare`: a Node or libc that
+ * does more for every server moves both), a run over the limit is measured again, up to three times, and the
+ * least counts. The committed figure is the least of five runs. Each server takes about 40 s of CPU.
  *
  *   node bench/count-check.mjs                 # check against the committed figure
- *   node bench/count-check.mjs --record --runs 5   # measure 5 times, commit the medians and the spread
+ *   node bench/count-check.mjs --record --runs 5   # measure 5 times, commit the least and the spread
  *
  * The committed figure holds for the Node version and the CPU model it was measured on: elsewhere (V8 compiles
  * the same code differently, glibc picks other copy routines) the check prints the count and passes, and
@@ -44,51 +45,64 @@ const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
 /** Enough warm-up for V8 to have optimised the path; enough counted requests to average out a scavenge or two. */
 const WORKLOAD = { warmup: 3000, requests: 2000, connections: 1, simulate: false, nodeFlags: ['--predictable'] };
 
-const median = (numbers) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
-const ratio = (run) => run.ours / run.bare;
+/** ours per request, scaled to the committed bare figure: what a run says of the receiver's own work. */
+const scaledOurs = (run, bareCommitted) => (run.ours * bareCommitted) / run.bare;
 
 /** One run: bare node:http, then ours, under the same conditions. */
-const runs = [];
-for (let run = 0; run < Number(values.runs); run += 1) {
+async function measureRun() {
   const bare = (await measureServer('bare-node', WORKLOAD)).instructions;
   const ours = (await measureServer('ours-node', WORKLOAD)).instructions;
-  runs.push({ bare, ours });
-  console.log(`bare-node: ${format(bare)}, ours-node: ${format(ours)} instructions/request (ours ÷ bare ${ratio({ bare, ours }).toFixed(4)})`);
+  console.log(`bare-node: ${format(bare)}, ours-node: ${format(ours)} instructions/request (ours ÷ bare ${(ours / bare).toFixed(4)})`);
+  return { bare, ours };
 }
+
 if (values.record) {
-  const ratios = runs.map(ratio);
-  const spread = (Math.max(...ratios) - Math.min(...ratios)) / median(ratios);
+  const runs = [];
+  for (let run = 0; run < Number(values.runs); run += 1) runs.push(await measureRun());
+  const least = runs.reduce((a, b) => (b.ours / b.bare < a.ours / a.bare ? b : a));
+  const ratios = runs.map((run) => run.ours / run.bare);
+  const spread = (Math.max(...ratios) - Math.min(...ratios)) / Math.min(...ratios);
   const baseline = {
     node: process.version,
     cpu,
     workload: WORKLOAD,
-    instructionsPerRequest: Math.round(median(runs.map((r) => r.ours))),
-    bareInstructionsPerRequest: Math.round(median(runs.map((r) => r.bare))),
-    runs: runs.map((r) => ({ bare: Math.round(r.bare), ours: Math.round(r.ours) })),
-    // The spread of ours ÷ bare over the runs: what the tolerance must stand clear of.
+    // The run whose ours ÷ bare was least: the receiver's work with the least of the timing's extra added.
+    instructionsPerRequest: Math.round(least.ours),
+    bareInstructionsPerRequest: Math.round(least.bare),
+    runs: runs.map((run) => ({ bare: Math.round(run.bare), ours: Math.round(run.ours) })),
+    // How far ours ÷ bare moved over the runs (the check takes the least of up to three runs).
     spread: Number(spread.toFixed(4)),
     tolerance: Number(values.tolerance ?? 0.03),
   };
   writeFileSync(FILE, `${JSON.stringify(baseline, null, 2)}\n`);
   console.log(
     `recorded ours ${format(baseline.instructionsPerRequest)}, bare ${format(baseline.bareInstructionsPerRequest)} ` +
-      `(spread of ours ÷ bare ${(spread * 100).toFixed(2)} % over ${runs.length} runs)`,
+      `(ours ÷ bare spread ${(spread * 100).toFixed(2)} % over ${runs.length} runs)`,
   );
 } else {
   const baseline = JSON.parse(readFileSync(FILE, 'utf8'));
-  const { bare, ours } = [...runs].sort((a, b) => ratio(a) - ratio(b))[Math.floor(runs.length / 2)];
-  const scaled = (ours * baseline.bareInstructionsPerRequest) / bare;
   const limit = baseline.instructionsPerRequest * (1 + baseline.tolerance);
+  const sameKind = baseline.node === process.version && baseline.cpu === cpu;
+  // Timing only adds work (an extra turn of the event loop between a response and the next request), so a
+  // run over the limit is measured again, up to three times, and the least one counts.
+  let best;
+  for (let run = 0; run < 3 && !(best && (!sameKind || scaledOurs(best, baseline.bareInstructionsPerRequest) <= limit)); run += 1) {
+    const measured = await measureRun();
+    if (!best || measured.ours / measured.bare < best.ours / best.bare) best = measured;
+  }
+  const scaled = scaledOurs(best, baseline.bareInstructionsPerRequest);
   const change = `${((scaled / baseline.instructionsPerRequest - 1) * 100).toFixed(2)} %`;
-  const measured = `ours-node does ${format(ours)} instructions per request where bare node:http does ${format(bare)}: ${format(scaled)} at the committed bare figure, ${change} against the committed ${format(baseline.instructionsPerRequest)}`;
-  if (baseline.node !== process.version || baseline.cpu !== cpu) {
+  const measured =
+    `ours-node does ${format(best.ours)} instructions per request where bare node:http does ${format(best.bare)}: ` +
+    `${format(scaled)} at the committed bare figure, ${change} against the committed ${format(baseline.instructionsPerRequest)}`;
+  if (!sameKind) {
     console.log(
       `count-check: the committed figure is for node ${baseline.node} on ${baseline.cpu}, this is ${process.version} on ${cpu}: ` +
         `not compared (${measured}); record one for this kind of machine with --record --runs 5.`,
     );
   } else if (scaled > limit) {
     console.error(
-      `count-check: ${measured}, over the tolerance of ${baseline.tolerance * 100} %. If the extra work is wanted, ` +
+      `count-check: ${measured}, over the tolerance of ${baseline.tolerance * 100} % in three runs. If the extra work is wanted, ` +
         'record a new figure: node bench/count-check.mjs --record --runs 5',
     );
     process.exit(1);
