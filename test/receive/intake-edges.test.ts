@@ -183,6 +183,15 @@ describe('maxBodyBytes on a body already in memory', () => {
     expect((await webhooks.handle({ method: 'POST', headers, body: ascii(301) })).status).toBe(413);
   });
 
+  it('a declared Content-Length of exactly the limit is admitted, one byte more is 413 before the body is read', async () => {
+    const { webhooks } = receiver({ maxBodyBytes: 300 });
+    const declared = (length: number) => ({ ...headers, 'content-length': String(length) });
+    expect((await webhooks.handle({ method: 'POST', headers: declared(300), body: ascii(300) })).status).toBe(200);
+    const read = vi.fn(() => ascii(301));
+    expect((await webhooks.handle({ method: 'POST', headers: declared(301), body: read })).status).toBe(413);
+    expect(read).not.toHaveBeenCalled();
+  });
+
   it('multi-byte text is measured in UTF-8 bytes at the boundary', async () => {
     const { webhooks } = receiver({ maxBodyBytes: 300 });
     // 99 'é' (2 bytes each) fill 198 bytes: pad to exactly 300 bytes, then one over.
