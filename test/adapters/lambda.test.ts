@@ -193,7 +193,12 @@ describe('lambda request translation', () => {
   it('rejects an event that is not an HTTP request', async () => {
     const handler = lambdaHandler(recordingReceiver().webhooks);
     const sqs = { Records: [{ messageId: '059f36b4', body: 'hi', eventSource: 'aws:sqs' }] };
-    await expect(handler(sqs as unknown as LambdaHttpEvent, lambdaContext())).rejects.toThrow(/not an HTTP request/);
+    await expect(handler(sqs as unknown as LambdaHttpEvent, lambdaContext())).rejects.toThrow(
+      new TypeError(
+        'lambdaHandler got an event that is not an HTTP request: expected one from an API Gateway REST or HTTP API, ' +
+          'a function URL or an Application Load Balancer.',
+      ),
+    );
   });
 });
 
