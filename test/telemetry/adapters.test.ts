@@ -152,3 +152,26 @@ describe.each(Object.entries(mounts))('telemetry through %s', (_name, { route, m
     await webhooks.close();
   });
 });
+
+describe('the idempotency key digest on the request span', () => {
+  it('is of the key each event is recognised by: for an event keyed by its body, the body', async () => {
+    const otel = sdk();
+    closers.push(() => otel.shutdown());
+    const webhooks = createWebhooks({ auth: { username: 'platform', password: 's3cret-pass' }, telemetry: otel.telemetry, logLevel: 'silent' });
+    webhooks.onUnknown(() => undefined);
+    // A trigger this version does not know has no key fields: its key is the body's exact text, so the same
+    // event spaced otherwise is another key (as the receiver's repeat check sees it), and the same text the same.
+    const bodies = ['{"trigger":"poll_voted","data":{"n":1}}', '{ "trigger": "poll_voted", "data": { "n": 1 } }'];
+    for (const unknown of [...bodies, bodies[0]!]) {
+      const response = await webhooks.handle({ method: 'POST', headers: { 'content-type': 'application/json', authorization: AUTH }, body: unknown });
+      expect(response.status).toBe(200);
+      await response.done;
+    }
+    await waitFor(() => otel.spans().filter((span) => span.kind === SpanKind.SERVER).length === 3);
+    const digests = otel.spans().filter((span) => span.kind === SpanKind.SERVER).map((span) => span.attributes['chat_webhooks.idempotency_key.digest']);
+    expect(digests[0]).toMatch(/^[0-9a-f]{24}$/);
+    expect(digests[1]).not.toBe(digests[0]);
+    expect(digests[2]).toBe(digests[0]);
+    await webhooks.close();
+  });
+});
