@@ -99,7 +99,6 @@ function bodyReader(body: string | null | undefined, isBase64Encoded: boolean): 
     if (!isBase64Encoded) return body;
     // Every 4 base64 characters carry 3 bytes.
     const enough = Math.ceil((maxBytes + 1) / 3) * 4;
-    // Stryker disable next-line EqualityOperator: equivalent, a string of exactly `enough` characters sliced to `enough` is itself
     return Buffer.from(body.length > enough ? body.slice(0, enough) : body, 'base64');
   };
 }

@@ -227,9 +227,8 @@ export class Dispatcher {
       // The timer must not keep a process alive that is otherwise done.
       (timer as { unref?: () => void } | undefined)?.unref?.();
       result.then(
+        // After the timeout, clearing the fired timer and resolving again do nothing.
         () => {
-          // Stryker disable next-line ConditionalExpression: equivalent, after the timeout clearing its timer and resolving again do nothing
-          if (settled) return;
           clearTimeout(timer);
           resolve();
         },
