@@ -17,7 +17,9 @@ import type { InFlight } from './in-flight.js';
 import type { Settings } from './options.js';
 
 /** A method in any letter case (node passes it as sent). */
-const isPost = (method: string): boolean => method.toUpperCase() === 'POST';
+function isPost(method: string): boolean {
+  return method.toUpperCase() === 'POST';
+}
 
 export class Admission {
   constructor(
