@@ -82,22 +82,18 @@ export class Listener {
     const client = this.#newClient();
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));
-    client.on('notification', (message) => {
-      if (message.channel === this.#channel) this.#notified(Number(message.payload) || 1);
-    });
+    // The connection LISTENs to this channel only: every notification it gets is the inbox's.
+    client.on('notification', (message) => this.#notified(Number(message.payload) || 1));
     try {
       await client.connect();
       await client.query(`LISTEN "${this.#channel}"`);
     } catch {
-      client.removeAllListeners('end');
+      // Its 'error' and 'end' events find it is not the listening client (#lost): nothing else to undo.
       client.end().catch(() => undefined);
       this.#scheduleReconnect();
       return;
     }
-    if (this.#closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
+    // Closed meanwhile: close() awaits this connection (#connecting), then ends it.
     this.#client = client;
     this.#failures = 0;
     // Anything committed while no connection listened was not heard: everyone looks again.
