@@ -52,6 +52,7 @@ export class Listener {
     this.#waiters.add(wake);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: removed in `finally` however the wait ends.
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await Promise.race([woken, pause(ms, controller.signal)]);
@@ -80,7 +81,9 @@ export class Listener {
 
   async #connect(): Promise<void> {
     const client = this.#newClient();
-    client.on('error', () => this.#lost(client));
+    // A lost connection's 'error' is followed by its 'end', which handles the loss; without a listener, an
+    // 'error' event would end the process.
+    client.on('error', () => undefined);
     client.on('end', () => this.#lost(client));
     // The connection LISTENs to this channel only: every notification it gets is the inbox's.
     client.on('notification', (message) => this.#notified(Number(message.payload) || 1));
@@ -107,8 +110,8 @@ export class Listener {
     this.#scheduleReconnect();
   }
 
+  /** Once closed, the retry finds nothing to do (start()). */
   #scheduleReconnect(): void {
-    if (this.#closed) return;
     this.#failures += 1;
     const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** (this.#failures - 1));
     clearTimeout(this.#retryTimer);
