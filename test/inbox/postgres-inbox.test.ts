@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Inbox } from '../../src/inbox/port.js';
+import type { Inbox, InboxClaim } from '../../src/inbox/port.js';
 import { migratePostgresInbox, postgresInbox, SCHEMA_VERSION, type PostgresInboxOptions } from '../../src/inbox/postgres.js';
 import { entry } from './contract.js';
 import { postgresDatabase } from '../support/postgres-server.js';
@@ -234,8 +234,59 @@ describe('postgresInbox: claims and admin', () => {
     expect(await inbox.claim(LEASE)).toBeUndefined();
   });
 
-  it('retry(keys) over more keys than one statement takes, and list() without a limit shows 100', async () => {
+  it('refuses a body that is no JSON object, and every call once closed, saying so', async () => {
     const inbox = open();
+    await expect(inbox.put({ ...entry(), rawBody: 'not json' })).rejects.toThrow('The PostgreSQL inbox stores an event as its raw body, and this one has no JSON text.');
+    await inbox.close();
+    const closed = 'The PostgreSQL inbox is closed.';
+    await expect(inbox.put(entry())).rejects.toThrow(closed);
+    await expect(inbox.claim(LEASE)).rejects.toThrow(closed);
+    await expect(inbox.ping!()).rejects.toThrow(closed);
+    await expect(inbox.oldestPendingAt!()).rejects.toThrow(closed);
+  });
+
+  it('a listing has lastError only when there was one', async () => {
+    const inbox = open();
+    const [e, f] = [entry(), entry()];
+    await inbox.put(e);
+    await inbox.put(f);
+    await inbox.fail((await inbox.claim(LEASE))!, { dead: true, error: 'Error: boom' });
+    const [pending] = await inbox.list({ state: 'pending' });
+    expect(pending).not.toHaveProperty('lastError');
+    expect(pending).toMatchObject({ state: 'pending', attempts: 0, rawBody: expect.any(String) });
+    expect((await inbox.list({ state: 'dead' }))[0]).toMatchObject({ state: 'dead', attempts: 1, lastError: 'Error: boom' });
+  });
+
+  it('retry() that revived nothing notifies nobody; one that did, with the count', async () => {
+    const inbox = open();
+    await inbox.stats();
+    const listener = await sql();
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(String(message.payload)));
+    await listener.query(`LISTEN "${inbox.schema}.inbox"`);
+    expect(await inbox.retry()).toBe(0);
+    expect(await inbox.retry(['nothing-here'])).toBe(0);
+    await sleep(200);
+    expect(heard).toEqual([]);
+    await inbox.put(entry());
+    await sleep(100);
+    heard.length = 0; // the put's own
+    await inbox.fail((await inbox.claim(LEASE))!, { dead: true, error: 'x' });
+    expect(await inbox.retry()).toBe(1);
+    await sleep(200);
+    expect(heard).toEqual(['1']);
+  });
+
+  it('retry(keys) over more keys than one statement takes, and list() without a limit shows 100', async () => {
+    const given = pool({ max: 2 });
+    const sizes: number[] = [];
+    const query = given.query.bind(given) as (config: pg.QueryConfig) => Promise<pg.QueryResult>;
+    (given as unknown as { query: typeof query }).query = async (config: pg.QueryConfig) => {
+      const result = await query(config);
+      if (/ANY\(\$2::text\[\]\)/.test(config.text)) sizes.push((config.values?.[1] as string[]).length);
+      return result;
+    };
+    const inbox = open({ pool: given, connectionString: undefined });
     await inbox.stats();
     const client = await sql();
     await client.query(
@@ -245,6 +296,7 @@ describe('postgresInbox: claims and admin', () => {
     expect(await inbox.list({ state: 'dead' })).toHaveLength(100);
     const keys = Array.from({ length: 2100 }, (_, i) => `dead-${i + 1}`);
     expect(await inbox.retry([...keys.slice(0, 2050), 'no-such-key'])).toBe(2050);
+    expect(sizes).toEqual([1000, 1000, 51]);
     expect(await inbox.stats()).toMatchObject({ pending: 2050, dead: 50 });
     expect((await inbox.list({ state: 'dead', limit: 100 })).map((listing) => listing.key)).toEqual(keys.slice(2050));
   });
@@ -261,14 +313,41 @@ describe('postgresInbox: claims and admin', () => {
     }
   });
 
+  it('completions and repeated puts of the same keys, given in opposite orders, never deadlock', async () => {
+    const schema = fresh();
+    const [receiver, worker] = [open({ schema }), open({ schema })];
+    const keys = Array.from({ length: 1000 }, (_, i) => `c-${String(i).padStart(4, '0')}`);
+    await Promise.all(keys.map((key) => receiver.put(entry(key))));
+    const claims = (await Promise.all(keys.map(() => worker.claim(LEASE)))) as InboxClaim[];
+    claims.sort((x, y) => (x.key < y.key ? 1 : -1)); // completed last key first
+    const locker = await sql();
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${schema}.inbox IN SHARE ROW EXCLUSIVE MODE`);
+    const completing = Promise.all(claims.map((claim) => worker.complete(claim)));
+    const repeating = Promise.all(keys.map((key) => receiver.put(entry(key))));
+    await sleep(100);
+    await locker.query('COMMIT');
+    await completing;
+    expect((await repeating).every((result) => result === 'duplicate')).toBe(true);
+    expect(await worker.stats()).toMatchObject({ done: 1000, running: 0 });
+  });
+
   it('receivers putting the same keys in opposite orders never deadlock', async () => {
     const schema = fresh();
     const [a, b] = [open({ schema }), open({ schema })];
-    await a.stats();
-    for (let round = 0; round < 5; round++) {
-      const keys = Array.from({ length: 40 }, (_, i) => `r${round}-${String(i).padStart(2, '0')}`);
-      const results = await Promise.all([...keys.map((key) => a.put(entry(key))), ...[...keys].reverse().map((key) => b.put(entry(key)))]);
-      expect(results.filter((result) => result === 'stored')).toHaveLength(40);
+    await Promise.all([a.stats(), b.stats()]);
+    const locker = await sql();
+    for (let round = 0; round < 2; round++) {
+      // As many as one statement takes: the two overlap for long enough to meet in the middle.
+      const keys = Array.from({ length: 1000 }, (_, i) => `r${round}-${String(i).padStart(4, '0')}`);
+      // Both statements wait behind a lock, then run side by side.
+      await locker.query('BEGIN');
+      await locker.query(`LOCK TABLE ${schema}.inbox IN SHARE ROW EXCLUSIVE MODE`);
+      const putting = Promise.all([...keys.map((key) => a.put(entry(key))), ...[...keys].reverse().map((key) => b.put(entry(key)))]);
+      await sleep(100);
+      await locker.query('COMMIT');
+      const results = await putting;
+      expect(results.filter((result) => result === 'stored')).toHaveLength(1000);
     }
   });
 });
