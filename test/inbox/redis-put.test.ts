@@ -140,7 +140,7 @@ describe('redisInbox put', () => {
       connection.sendCommand = ((...args: Parameters<typeof sendCommand>) => {
         const sent = sendCommand(...args);
         if (!args[0].args.includes(jobKeyOf(prefix, first.key))) return sent;
-        return sent.then(() => Promise.reject(new Error('Connection is closed.')));
+        return (sent as Promise<unknown>).then(() => Promise.reject(new Error('Connection is closed.')));
       }) as typeof sendCommand;
       await expect(inbox.put(first)).rejects.toThrow('Connection is closed.');
       connection.sendCommand = sendCommand;
