@@ -171,13 +171,13 @@ for put = 1, (#KEYS - ${ADD_JOB.keys}) / 2 do
     -- A map of four, its entries in Job#addJob's order (as msgpack writes them), so the stored options read the same.
     local opts = '\\132' .. cmsgpack.pack('attempts', 1, 'jobId', id, 'removeOnComplete', true, 'removeOnFail', false)
     local added, failure = pcall(addJob, queueKeys, {args, data, opts})
-    if added and redis.call('EXISTS', job) == 1 then
-      redis.call('SET', marker, 'stored', 'PX', ARGV[1])
-      replies[put] = 0
-    elseif added then
-      replies[put] = 'no job was added'
-    else
+    local exists = redis.call('EXISTS', job) == 1
+    -- A job that exists is marked even when its add failed midway: a repeat is then a duplicate of it.
+    if exists then redis.call('SET', marker, 'stored', 'PX', ARGV[1]) end
+    if not added then
       replies[put] = type(failure) == 'table' and tostring(failure.err) or tostring(failure)
+    else
+      replies[put] = exists and 0 or 'no job was added'
     end
   end
 end
