@@ -1,7 +1,7 @@
 /**
  * What the Redis inbox (src/inbox/redis.ts) does beyond the Inbox contract and its put protocol
  * (redis-put.test.ts), against real redis-servers: its options and connections, a Redis that goes away, puts
- * that wait while two MULTIs are in flight, admin calls over more than one batch, and a claim asking for a
+ * that wait while two batches are in flight, admin calls over more than one batch, and a claim asking for a
  * longer lease than the first (found untested by mutation testing, bench/results/mutation.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,7 +45,12 @@ async function kill(server: RedisServer): Promise<void> {
   server.process.kill('SIGTERM');
   await exited;
 }
-const execs = async (client: Redis) => Number(/cmdstat_exec:calls=(\d+)/.exec(await client.info('commandstats'))?.[1] ?? 0);
+/** Script calls Redis ran: one per batch of puts (PUT_BATCH). */
+const batches = async (client: Redis) => {
+  const stats = await client.info('commandstats');
+  const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+  return calls('evalsha') + calls('eval');
+};
 const commands = async (client: Redis) => Number(/total_commands_processed:(\d+)/.exec(await client.info('stats'))?.[1] ?? 0);
 
 /** Writes `count` dead jobs straight into Redis, as a claim and a dead failure leave them (keys dead-0…). */
@@ -155,7 +160,7 @@ describe('redisInbox while Redis is away', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  it('puts that wait behind two stalled MULTIs are dropped once their caller gives up; the others are stored after', async () => {
+  it('puts that wait behind two stalled batches are dropped once their caller gives up; the others are stored after', async () => {
     const inbox = open();
     await inbox.put(entry());
     await redis.client.call('CLIENT', 'PAUSE', '700', 'WRITE');
@@ -175,7 +180,7 @@ describe('redisInbox while Redis is away', () => {
     expect((await inbox.stats()).pending).toBe(4);
   });
 
-  it('a put given up before its MULTI is made is not sent', async () => {
+  it('a put given up before its batch is sent is not sent', async () => {
     const inbox = open();
     await inbox.put(entry());
     const dropped = entry();
@@ -184,21 +189,21 @@ describe('redisInbox while Redis is away', () => {
     expect(await redis.client.exists(`${inbox.prefix}:inbox:k_${sha256Base64(dropped.key)}`)).toBe(0);
   });
 
-  it('one MULTI carries at most 1 MiB of bodies (one put at least)', async () => {
+  it('one batch carries at most 1 MiB of bodies (one put at least)', async () => {
     const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
     clients.push(connection);
     const inbox = redisInbox({ connection, prefix: `big-${++serial}` });
     opened.push(inbox);
     await inbox.put(entry());
     const big = 'x'.repeat(400 * 1024);
-    let before = await execs(connection);
-    // 3 × 400 KB: two fit in one MULTI, the third goes in the next.
+    let before = await batches(connection);
+    // 3 × 400 KB: two fit in one batch, the third goes in the next.
     expect(await Promise.all([1, 2, 3].map(() => inbox.put(entry(undefined, big))))).toEqual(['stored', 'stored', 'stored']);
-    expect((await execs(connection)) - before).toBe(2);
-    before = await execs(connection);
+    expect((await batches(connection)) - before).toBe(2);
+    before = await batches(connection);
     // One body over the limit still goes, alone.
     expect(await inbox.put(entry(undefined, 'y'.repeat(1100 * 1024)))).toBe('stored');
-    expect((await execs(connection)) - before).toBe(1);
+    expect((await batches(connection)) - before).toBe(1);
   });
 });
 
