@@ -13,7 +13,7 @@ import {
   workFinished,
 } from '../../src/receive/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
-import { kindOf, toRequest, toResult } from './translate.js';
+import { kindOf, toRequest, toResult, type Kind } from './translate.js';
 
 export type {
   AlbEvent,
@@ -99,25 +99,41 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
     let later: ((response: WebhookResponse) => void) | undefined;
     webhooks.respond(request, (response) => (later ? later(response) : (sent = response)), handleOptions);
     if (sent && workFinished(sent)) return toResult(event, kind, sent);
-    const budget = handleOptions.handlerTimeoutMs as number;
-    return new Promise<LambdaHttpResult>((resolve, reject) => {
-      const answer = (response: WebhookResponse) => {
-        try {
-          resolve(toResult(event, kind, response));
-        } catch (cause) {
-          reject(cause);
-        }
-      };
-      // The wait for `done` ends in time for the answer to leave before the invocation does, however late the
-      // response came (a commit that took its whole time, then an onError report).
-      const wait = (response: WebhookResponse) =>
-        settling.after(response.done, Math.min(budget + GRACE_MS, lastMoment - Date.now()), () => answer(response));
-      if (sent) wait(sent);
-      else later = wait;
-    });
+    // The wait for `done` ends in time for the answer to leave before the invocation does, however late the
+    // response came (a commit that took its whole time, then an onError report).
+    const limits = { budget: handleOptions.handlerTimeoutMs as number, lastMoment };
+    return answerOnce(event, kind, settling, sent, limits, (waiting) => (later = waiting));
   };
   // Exactly two parameters and async: Node 24 runtimes refuse callback-style handlers.
   return async (event, context) => invoke(event, context);
+}
+
+/**
+ * The result once the response has come (`sent`, or later through `expect`) and its work has finished, or
+ * the handlers' budget after it came, and never past `lastMoment`. Out of the handler: its closures' variables
+ * would otherwise be allocated on every invocation, answered at once or not.
+ */
+function answerOnce(
+  event: LambdaHttpEvent,
+  kind: Kind,
+  settling: Settling,
+  sent: WebhookResponse | undefined,
+  { budget, lastMoment }: { budget: number; lastMoment: number },
+  expect: (waiting: (response: WebhookResponse) => void) => void,
+): Promise<LambdaHttpResult> {
+  return new Promise<LambdaHttpResult>((resolve, reject) => {
+    const answer = (response: WebhookResponse) => {
+      try {
+        resolve(toResult(event, kind, response));
+      } catch (cause) {
+        reject(cause);
+      }
+    };
+    const wait = (response: WebhookResponse) =>
+      settling.after(response.done, Math.min(budget + GRACE_MS, lastMoment - Date.now()), () => answer(response));
+    if (sent) wait(sent);
+    else expect(wait);
+  });
 }
 
 /**
@@ -128,10 +144,11 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
 function timing(remaining: number | undefined, timeBudgetMs: number, enqueue: LambdaHandlerOptions['enqueue']): HandleOptions {
   const left = remaining === undefined ? Infinity : remaining - SAFETY_MARGIN_MS;
   // At least 1 ms: 0 would mean "no limit" to the receiver.
-  const handleOptions: HandleOptions = { handlerTimeoutMs: Math.max(1, Math.min(timeBudgetMs, left)) };
-  if (enqueue) handleOptions.enqueue = enqueue;
-  if (remaining !== undefined) handleOptions.commitTimeoutMs = Math.max(1, left);
-  return handleOptions;
+  const handlerTimeoutMs = Math.max(1, Math.min(timeBudgetMs, left));
+  // Each shape whole, as one literal: properties added one by one would make a larger object.
+  if (remaining === undefined) return enqueue ? { handlerTimeoutMs, enqueue } : { handlerTimeoutMs };
+  const commitTimeoutMs = Math.max(1, left);
+  return enqueue ? { handlerTimeoutMs, enqueue, commitTimeoutMs } : { handlerTimeoutMs, commitTimeoutMs };
 }
 
 /** How often waiting invocations are checked against their deadlines. */
