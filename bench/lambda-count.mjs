@@ -82,9 +82,11 @@ async function child(name, warmupArg, countArg) {
   // A full collection once the batch is built, else one may fall inside the counted batch for one handler and
   // not for another (its marking alone cost some 9 k cycles per invocation over 20 000). It throws away
   // optimised code that holds objects weakly, so V8 optimises again before the count starts.
+  // A young-generation collection last, so that the batch starts with it empty (none then falls inside).
   const settle = async () => {
     globalThis.gc?.();
     await invoke(batch(REWARM));
+    globalThis.gc?.({ type: 'minor' });
   };
   await invoke(batch(warmup));
   let events = batch(count);

@@ -137,11 +137,12 @@ export function toResult(
 
 /**
  * The result's own copy of the response headers, less `connection`: there is no connection to close behind a
- * Lambda integration (API Gateway would remap the header). A plain spread when there is none to leave out:
- * V8 clones such an object at once, where a rest pattern copies it property by property.
+ * Lambda integration (API Gateway would remap the header). Copied by a loop: the receiver's shared headers are
+ * frozen, which sends a spread or a rest pattern down V8's slow path, property by property.
  */
 function resultHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
-  if (!('connection' in headers)) return { ...headers };
-  const { connection: _hopByHop, ...rest } = headers;
-  return rest;
+  const copy: Record<string, string> = {};
+  // The receiver's headers are plain objects: nothing enumerable is inherited.
+  for (const name in headers) if (name !== 'connection') copy[name] = headers[name] as string;
+  return copy;
 }
