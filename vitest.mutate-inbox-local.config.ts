@@ -20,6 +20,7 @@ export default defineConfig({
       'test/inbox/file-sync.test.ts',
       'test/inbox/memory.test.ts',
       'test/inbox/port.test.ts',
+      'test/inbox/stored-body.test.ts',
       'test/inbox/sqlite*.test.ts',
       'test/receive/consume.test.ts',
     ],

@@ -2,6 +2,7 @@
  * What the in-process inbox (src/inbox/memory.ts) does beyond the contract every store runs
  * (test/inbox/inboxes.test.ts): its options, the bound on remembered keys, and what a listing holds.
  */
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { memoryInbox } from '../../src/inbox/memory.js';
 import type { InboxClaim, InboxEntry } from '../../src/inbox/port.js';
@@ -249,5 +250,75 @@ describe('memoryInbox', () => {
     const now = Date.now();
     for (const age of [5000, 60_000, 1000]) await inbox.put(entry(undefined, now - age));
     expect(await inbox.oldestPendingAt!()).toBe(now - 60_000);
+  });
+
+  it('a put wakes a waiting claim at once; a claim that waited leaves no listener on its signal', async () => {
+    const inbox = memoryInbox();
+    const controller = new AbortController();
+    const started = Date.now();
+    const waiting = inbox.claim({ leaseMs: 30_000, waitMs: 5000, signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    const stored = entry();
+    await inbox.put(stored);
+    expect((await waiting)?.key).toBe(stored.key);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(await inbox.claim({ leaseMs: 30_000, waitMs: 30, signal: controller.signal })).toBeUndefined();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('a waiting claim sleeps until its deadline or the next retry, with one timer, not a busy loop', async () => {
+    const inbox = memoryInbox();
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      expect(await inbox.claim({ leaseMs: 30_000, waitMs: 100 })).toBeUndefined();
+      expect(timers.mock.calls.length).toBeLessThanOrEqual(2);
+      expect(timers.mock.calls[0]![1]).toBeGreaterThan(50);
+
+      await inbox.put(entry());
+      const held = (await inbox.claim(LEASE)) as InboxClaim;
+      await inbox.fail(held, { retryAt: Date.now() + 100, error: 'soon' });
+      timers.mockClear();
+      expect(await inbox.claim({ leaseMs: 30_000, waitMs: 5000 })).toMatchObject({ key: held.key, attempt: 2 });
+      expect(timers.mock.calls.length).toBeLessThanOrEqual(2);
+      const first = timers.mock.calls[0]![1] as number;
+      expect(first).toBeGreaterThan(50);
+      expect(first).toBeLessThanOrEqual(100);
+    } finally {
+      timers.mockRestore();
+    }
+  });
+
+  it('a key purged and stored again is handed out once, and not before its retry time', async () => {
+    const inbox = memoryInbox();
+    const stored = entry();
+    await inbox.put(stored);
+    expect(await inbox.purge({ state: 'pending' })).toBe(1);
+    await inbox.put(stored);
+    const claim = (await inbox.claim(LEASE)) as InboxClaim;
+    expect(claim).toMatchObject({ key: stored.key, attempt: 1 });
+    expect(await inbox.claim(LEASE)).toBeUndefined();
+
+    await inbox.purge({ state: 'pending' });
+    const again = memoryInbox();
+    await again.put(stored);
+    await again.purge({ state: 'pending' });
+    await again.put(stored);
+    const first = (await again.claim(LEASE)) as InboxClaim;
+    await again.fail(first, { retryAt: Date.now() + 60_000, error: 'later' });
+    expect(await again.claim(LEASE)).toBeUndefined();
+  });
+
+  it('a completed claim can no longer be renewed or failed', async () => {
+    const inbox = memoryInbox();
+    await inbox.put(entry());
+    const claim = (await inbox.claim(LEASE)) as InboxClaim;
+    await inbox.complete(claim);
+    expect(await inbox.renew(claim, 60_000)).toBe(false);
+    await inbox.fail(claim, { dead: true, error: 'late' });
+    await inbox.fail(claim, { retryAt: Date.now(), error: 'late' });
+    expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: 1, dead: 0 });
+    expect(await inbox.list({ state: 'done' })).toMatchObject([{ key: claim.key, attempts: 1 }]);
   });
 });

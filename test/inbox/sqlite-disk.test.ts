@@ -207,6 +207,18 @@ describe('the checkpointer', () => {
     expect(restarting.restarted).toBeGreaterThan(0);
   }, 20_000);
 
+  it('close() ends the worker without reporting a failure', async () => {
+    const path = pathOf();
+    await sqliteInbox({ path }).close();
+    const failures: unknown[] = [];
+    const checkpointer = startCheckpointer(path, 100, (error) => failures.push(error));
+    await turns(2);
+    await checkpointer.close();
+    await turns(2);
+    expect(failures).toEqual([]);
+    expect(checkpointer.resets).toEqual({ caughtUp: 0, restarted: 0 });
+  });
+
   it('reports a worker that cannot open the database', async () => {
     const failure = await new Promise<unknown>((resolve) => startCheckpointer(join(dir, 'missing', 'folder', 'x.db'), 100, resolve));
     expect(String(failure)).toMatch(/unable to open|directory does not exist|SQLITE_CANTOPEN/i);

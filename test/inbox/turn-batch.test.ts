@@ -3,7 +3,7 @@
  * completions): one answer each, at most `maxInFlight` batches out, and callers that give up before the send.
  */
 import { getEventListeners } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GaveUp, TurnBatch } from '../../src/inbox/turn-batch.js';
 
 /** A `send` that records each batch and answers it when the test says so. */
@@ -107,6 +107,7 @@ describe('TurnBatch', () => {
     const error = await dropped.catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(GaveUp);
     expect((error as Error).message).toBe('The caller gave up before the request was sent: nothing was sent for it.');
+    expect(getEventListeners(waiting.signal, 'abort')).toHaveLength(0);
     await turns(2);
     expect(batches.map((b) => b.items)).toEqual([[1]]);
     sent.abort();
@@ -159,5 +160,119 @@ describe('TurnBatch', () => {
     expect(idle).toBe(true);
     await turns(2);
     expect(batches).toHaveLength(0);
+  });
+
+  it('settled() waits for a batch in flight when nothing else waits', async () => {
+    const { batches, send } = heldSend<number>();
+    const batch = new TurnBatch(send, 1);
+    const answer = batch.add(1);
+    await turns(2);
+    let idle = false;
+    const later = batch.settled().then(() => (idle = true));
+    await turns(2);
+    expect(idle).toBe(false);
+    batches[0]!.answer([1]);
+    await Promise.all([answer, later]);
+    expect(idle).toBe(true);
+  });
+
+  it('a dropped request does not make settled() resolve while others wait or a batch is in flight', async () => {
+    const { batches, send } = heldSend<number>();
+    const batch = new TurnBatch(send, 1);
+    // Nothing in flight, one other request waiting.
+    const dropping = new AbortController();
+    const kept = batch.add(1);
+    const dropped = batch.add(2, dropping.signal).catch((reason: unknown) => reason);
+    let idle = false;
+    void batch.settled().then(() => (idle = true));
+    dropping.abort();
+    expect(await dropped).toBeInstanceOf(GaveUp);
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    await turns(2);
+    // A batch in flight, nothing else waiting.
+    const second = new AbortController();
+    const droppedToo = batch.add(3, second.signal).catch((reason: unknown) => reason);
+    second.abort();
+    expect(await droppedToo).toBeInstanceOf(GaveUp);
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    batches[0]!.answer([1]);
+    expect(await kept).toBe(1);
+    await turns(2);
+    expect(idle).toBe(true);
+  });
+
+  it('requests made in the turn a batch ends in still go out together', async () => {
+    const { batches, send } = heldSend<number>();
+    const batch = new TurnBatch(send, 2);
+    const first = batch.add(1);
+    await turns(2);
+    batches[0]!.answer([1]);
+    const one = batch.add(2);
+    for (let i = 0; i < 10; i++) await Promise.resolve(); // the first batch's answer is handled meanwhile
+    const two = batch.add(3);
+    await turns(2);
+    expect(batches.map((b) => b.items)).toEqual([[1], [2, 3]]);
+    batches[1]!.answer([2, 3]);
+    expect(await Promise.all([first, one, two])).toEqual([1, 2, 3]);
+  });
+
+  it('schedules one send per turn, not one per request, and none once all went', async () => {
+    const scheduled = vi.spyOn(globalThis, 'setImmediate');
+    try {
+      const { batches, send } = heldSend<number>();
+      const batch = new TurnBatch(send, 5, 1);
+      const sleep = () => new Promise((resolve) => setTimeout(resolve, 5));
+      const answers = [batch.add(1), batch.add(2)];
+      expect(scheduled).toHaveBeenCalledTimes(1);
+      await sleep();
+      // [1] went, then [2] beside it, each from one scheduled call.
+      expect(batches.map((b) => b.items)).toEqual([[1], [2]]);
+      expect(scheduled).toHaveBeenCalledTimes(2);
+      batches[0]!.answer([1]);
+      batches[1]!.answer([2]);
+      expect(await Promise.all(answers)).toEqual([1, 2]);
+      await sleep();
+      expect(scheduled).toHaveBeenCalledTimes(2);
+
+      // With every batch slot taken, requests wait without scheduling anything; the end of a batch sends them.
+      const full = new TurnBatch(send, 1);
+      const held = full.add(10);
+      await sleep();
+      const calls = scheduled.mock.calls.length;
+      const waiting = [full.add(11), full.add(12)];
+      await sleep();
+      expect(scheduled.mock.calls.length).toBe(calls);
+      batches.at(-1)!.answer([10]);
+      await held;
+      await sleep();
+      expect(batches.at(-1)!.items).toEqual([11, 12]);
+      batches.at(-1)!.answer([11, 12]);
+      expect(await Promise.all(waiting)).toEqual([11, 12]);
+    } finally {
+      scheduled.mockRestore();
+    }
+  });
+
+  it('a request made while the next send is already scheduled joins it', async () => {
+    const scheduled = vi.spyOn(globalThis, 'setImmediate');
+    try {
+      const batches: number[][] = [];
+      let batch!: TurnBatch<number, number>;
+      const later: Promise<number>[] = [];
+      batch = new TurnBatch<number, number>(async (items) => {
+        batches.push(items);
+        if (items[0] === 1) queueMicrotask(() => later.push(batch.add(3)));
+        return items;
+      }, 5, 1);
+      const answers = [batch.add(1), batch.add(2)];
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(batches).toEqual([[1], [2], [3]]);
+      expect(await Promise.all([...answers, ...later])).toEqual([1, 2, 3]);
+      expect(scheduled).toHaveBeenCalledTimes(3);
+    } finally {
+      scheduled.mockRestore();
+    }
   });
 });
