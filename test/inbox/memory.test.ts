@@ -321,4 +321,22 @@ describe('memoryInbox', () => {
     expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: 1, dead: 0 });
     expect(await inbox.list({ state: 'done' })).toMatchObject([{ key: claim.key, attempts: 1 }]);
   });
+
+  it('a waiting claim wakes when the first of several leases runs out', async () => {
+    const inbox = memoryInbox();
+    const [short, long] = [entry(), entry()];
+    await inbox.put(short);
+    await inbox.put(long);
+    await inbox.claim({ leaseMs: 100, waitMs: 0 });
+    await inbox.claim({ leaseMs: 60_000, waitMs: 0 });
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const started = Date.now();
+      expect(await inbox.claim({ leaseMs: 30_000, waitMs: 5000 })).toMatchObject({ key: short.key, attempt: 2 });
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(timers.mock.calls[0]![1]).toBeLessThanOrEqual(100);
+    } finally {
+      timers.mockRestore();
+    }
+  });
 });

@@ -3,7 +3,7 @@
  * (test/inbox/inboxes.test.ts): its options, waking local workers, the background expiry, the admin calls'
  * batches, and what closing leaves. Real files in a temp folder; a second `Database` plays another process.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -234,5 +234,105 @@ describe('sqliteInbox', () => {
     expect(await inbox.claim({ leaseMs: 30_000, waitMs: 100 })).toBeUndefined();
     expect(await inbox.list({ state: 'pending' })).toMatchObject([{ key: held.key, attempts: 1, lastError: 'later' }]);
     await inbox.close();
+  });
+
+  it('refuses to be called without options, with the same sentence', () => {
+    expect(() => sqliteInbox(undefined as never)).toThrow(/^sqliteInbox needs `path`/);
+  });
+
+  it('a put waits about one second for another process’s write lock, then fails', async () => {
+    const path = pathOf();
+    const inbox = sqliteInbox({ path });
+    await inbox.put(entry());
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    const started = Date.now();
+    try {
+      await expect(inbox.put(entry())).rejects.toThrow(/locked|busy/i);
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(900);
+      expect(waited).toBeLessThan(4000);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+      await inbox.close();
+    }
+  });
+
+  it('an idle inbox (its expiry, a polling worker) never waits for another process’s write lock', async () => {
+    const path = pathOf();
+    const inbox = sqliteInbox({ path, pollMs: 20 });
+    const other = new Database(path);
+    other.exec('BEGIN IMMEDIATE');
+    let longest = 0;
+    let last = Date.now();
+    const ticker = setInterval(() => {
+      longest = Math.max(longest, Date.now() - last);
+      last = Date.now();
+    }, 10);
+    try {
+      // Longer than the expiry's one second: its read finds nothing to delete, so it takes no lock.
+      expect(await inbox.claim({ leaseMs: 30_000, waitMs: 1300 })).toBeUndefined();
+      expect(longest).toBeLessThan(700);
+    } finally {
+      clearInterval(ticker);
+      other.exec('ROLLBACK');
+      other.close();
+      await inbox.close();
+    }
+  });
+
+  it('a worker that loses an entry to another process’s worker goes on waiting for the next one', async () => {
+    const path = pathOf();
+    const [a, b] = [sqliteInbox({ path, pollMs: 20 }), sqliteInbox({ path, pollMs: 20 })];
+    await a.put(entry());
+    const claims = [a.claim({ leaseMs: 30_000, waitMs: 3000 }), b.claim({ leaseMs: 30_000, waitMs: 3000 })];
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await a.put(entry());
+    const [first, second] = await Promise.all(claims);
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(first!.key).not.toBe(second!.key);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('retry(keys) wakes the waiting workers', async () => {
+    const path = pathOf();
+    await sqliteInbox({ path }).close();
+    seedDead(path, 1);
+    const inbox = sqliteInbox({ path, pollMs: 10_000 });
+    const started = Date.now();
+    const waiting = inbox.claim({ leaseMs: 30_000, waitMs: 5000 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await inbox.retry(['dead-0'])).toBe(1);
+    expect(await waiting).toMatchObject({ key: 'dead-0', attempt: 1 });
+    expect(Date.now() - started).toBeLessThan(3000);
+    await inbox.close();
+  });
+
+  it('a second close() closes nothing of what the process opened since', async () => {
+    const inbox = sqliteInbox({ path: pathOf() });
+    await inbox.close();
+    const files = Array.from({ length: 8 }, (_, i) => {
+      const path = join(dir, `other-${serial}-${i}`);
+      writeFileSync(path, 'x');
+      return openSync(path, 'r');
+    });
+    try {
+      await inbox.close();
+      for (const fd of files) expect(() => fstatSync(fd)).not.toThrow();
+    } finally {
+      for (const fd of files) closeSync(fd);
+    }
+  });
+
+  it('leaves an application’s in-memory database’s checkpoint setting as it was', async () => {
+    const db = new Database(':memory:');
+    db.pragma('wal_autocheckpoint = 50');
+    const inbox = sqliteInbox({ database: db });
+    await inbox.put(entry());
+    await inbox.close();
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(50);
+    db.close();
   });
 });
