@@ -274,6 +274,8 @@ describe('sqliteInbox', () => {
       // Half a second past the expiry's first round (one second after the opening): its read finds nothing to
       // delete, so it takes no lock.
       expect(await inbox.claim({ leaseMs: 30_000, waitMs: 1500 })).toBeUndefined();
+      // A stall that ended with the claim's own timer shows only here: that timer may run before the ticker's.
+      longest = Math.max(longest, Date.now() - last);
       expect(longest).toBeLessThan(700);
     } finally {
       clearInterval(ticker);
