@@ -55,9 +55,9 @@ module.exports = {
     {
       name: 'receive-imports-events-platform-inbox-port',
       severity: 'error',
-      comment: 'src/receive/ builds on events and platform, and knows the inbox only through its port, telemetry only through its hooks.',
+      comment: 'src/receive/ builds on events, platform and text, and knows the inbox only through its port, telemetry only through its hooks.',
       from: { path: '^src/receive/' },
-      to: { path: ours, pathNot: ['^src/(receive|events|platform)/', '^src/inbox/port\\.ts$', '^src/telemetry/hooks\\.ts$'] },
+      to: { path: ours, pathNot: ['^src/(receive|events|platform|text)/', '^src/inbox/port\\.ts$', '^src/telemetry/hooks\\.ts$'] },
     },
     {
       name: 'telemetry-imports-events-receive-api',
@@ -103,9 +103,16 @@ module.exports = {
     {
       name: 'cli-imports-public-entries',
       severity: 'error',
-      comment: 'src/cli/ is a user of the package: it imports the public entries only.',
+      comment: 'src/cli/ is a user of the package: it imports the public entries only (and src/text/, wording helpers the receiver shares).',
       from: { path: '^src/cli/' },
-      to: { path: ours, pathNot: ['^src/cli/', ...publicEntries] },
+      to: { path: ours, pathNot: ['^src/(cli|text)/', ...publicEntries] },
+    },
+    {
+      name: 'text-imports-nothing-of-ours',
+      severity: 'error',
+      comment: 'src/text/ holds wording helpers (did you mean) that the receiver and the CLI share: a leaf.',
+      from: { path: '^src/text/' },
+      to: { path: ours, pathNot: '^src/text/' },
     },
     {
       name: 'nothing-imports-testing-or-cli',

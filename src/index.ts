@@ -38,6 +38,7 @@ export type {
   ListOptions,
   PutOptions,
   PutResult,
+  ReceiveContext,
   ReceiveOutcome,
   RetryOptions,
   SafeParseResult,

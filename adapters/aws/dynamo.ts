@@ -7,7 +7,7 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ConfigurationError, rejectUnknownOptions } from '../../src/receive/index.js';
 import { checkWindow, newToken, type Begin, type IdempotencyStore } from './idempotency.js';
-import { loadDynamo } from './sdk.js';
+import { clientOf, loadDynamo } from './sdk.js';
 
 export interface DynamoIdempotencyOptions {
   /** The table: partition key `id` (String); turn TTL on for the attribute `expiresAt`. */
@@ -48,7 +48,7 @@ export function dynamoIdempotency(options: DynamoIdempotencyOptions): Idempotenc
     throw new ConfigurationError('tableName', 'dynamoIdempotency needs `tableName`: a table with the partition key `id` (String).');
   }
   const windowMs = checkWindow('dynamoIdempotency', options.windowMs);
-  const client = options.client ? Promise.resolve(options.client) : loadDynamo().then(({ DynamoDBClient }) => new DynamoDBClient({}));
+  const client = clientOf(options.client, () => loadDynamo().then(({ DynamoDBClient }) => new DynamoDBClient({})));
   const sdk = () => Promise.all([loadDynamo(), client]);
 
   return {

@@ -141,7 +141,7 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
     }
     token = begun.token;
   }
-  const context = { key, attempt: message.attempt, receivedAt: message.receivedAt };
+  const context = { key, attempt: message.attempt, receivedAt: message.receivedAt, traceparent: message.traceparent, queue: 'sqs' };
   const outcome = await withinDeadline(webhooks.receive(event, context, message.rawBody), run.deadline);
   if (outcome === undefined) {
     // Still running as the invocation ends: its lease runs out with it, and SQS delivers the record again.

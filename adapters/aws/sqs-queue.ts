@@ -6,7 +6,7 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ConfigurationError, rejectUnknownOptions, type Inbox, type InboxStats, type ParsedWebhook, type PutResult } from '../../src/receive/index.js';
-import { loadSqs } from './sdk.js';
+import { clientOf, loadSqs } from './sdk.js';
 import { SendBatches } from './send-batches.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, defaultGroupId, toMessage } from './sqs-message.js';
 
@@ -47,7 +47,7 @@ export function sqsQueue(options: SqsQueueOptions): Inbox {
   checkOptions(options);
   const { queueUrl, groupId = defaultGroupId, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES } = options;
   const fifo = queueUrl.endsWith('.fifo') ? { groupId } : undefined;
-  const client = options.client ? Promise.resolve(options.client) : loadSqs().then(({ SQSClient }) => new SQSClient({}));
+  const client = clientOf(options.client, () => loadSqs().then(({ SQSClient }) => new SQSClient({})));
   // A batch may hold as much as one message may (SQS's rule), never less than its default 256 KiB.
   const batches = new SendBatches(queueUrl, client, Math.max(DEFAULT_MAX_MESSAGE_BYTES, maxMessageBytes));
   let ids = 0;

@@ -50,12 +50,7 @@ export function checkAppId(appId: unknown, what: string): string {
 
 /** An absolute http(s) URL without credentials, returned without a trailing slash. */
 export function checkBaseUrl(baseUrl: unknown, what: string): string {
-  let url: URL | undefined;
-  try {
-    url = typeof baseUrl === 'string' ? new URL(baseUrl) : undefined;
-  } catch {
-    url = undefined;
-  }
+  const url = typeof baseUrl === 'string' && URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
     const shown = url ? Object.assign(url, { username: '', password: '' }).href : baseUrl;
     throw new ValidationError(`${what}: baseUrl must be an absolute http(s) URL; got ${describeValue(shown)}.`);

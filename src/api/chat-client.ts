@@ -109,10 +109,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     throw new ValidationError(`${WHAT} needs { appId, region, apiKey } (or { baseUrl, apiKey }).`);
   }
   const apiKey = checkSecret(options.apiKey, 'apiKey', WHAT);
-  const baseUrl = options.baseUrl === undefined ? chatBaseUrl(options.appId, options.region, options.domain, WHAT) : checkBaseUrl(options.baseUrl, WHAT);
-  // With a baseUrl, appId and region build nothing, but a wrong one given alongside is still a mistake.
-  if (options.baseUrl !== undefined && options.appId !== undefined) checkAppId(options.appId, WHAT);
-  if (options.baseUrl !== undefined && options.region !== undefined) normalizeRegion(options.region, WHAT);
+  const baseUrl = baseUrlOf(options);
   const transport = createTransport({ ...options, what: WHAT, baseUrl, credentials: { apiKey } });
 
   const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
@@ -141,6 +138,16 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     users: { list, iterate, each },
     request: (method, path, requestOptions) => transport(method, path, requestOptions),
   };
+}
+
+/** `baseUrl` as given, or built from `appId`, `region` and `domain`. */
+function baseUrlOf(options: ChatClientOptions): string {
+  if (options.baseUrl === undefined) return chatBaseUrl(options.appId, options.region, options.domain, WHAT);
+  const baseUrl = checkBaseUrl(options.baseUrl, WHAT);
+  // With a baseUrl, appId and region build nothing, but a wrong one given alongside is still a mistake.
+  if (options.appId !== undefined) checkAppId(options.appId, WHAT);
+  if (options.region !== undefined) normalizeRegion(options.region, WHAT);
+  return baseUrl;
 }
 
 /** The service said this page is the last (its `meta.pagination`); without that, an empty page ends the walk. */

@@ -17,12 +17,9 @@ const required = (name: string) =>
 const nonEmpty = (name: string) => required(name).min(1, `${name} must not be empty`);
 
 function isHttpUrl(text: string): boolean {
-  try {
-    const { protocol } = new URL(text);
-    return protocol === 'http:' || protocol === 'https:';
-  } catch {
-    return false;
-  }
+  if (!URL.canParse(text)) return false;
+  const { protocol } = new URL(text);
+  return protocol === 'http:' || protocol === 'https:';
 }
 const httpUrl = (name: string) => required(name).refine(isHttpUrl, `${name} must be a valid http(s) URL`);
 
@@ -38,6 +35,9 @@ const httpUrl = (name: string) => required(name).refine(isHttpUrl, `${name} must
  * ```
  */
 export function isIanaTimeZone(zone: string): boolean {
+  // Node 20's Intl refuses everything this pattern refuses, so there the pattern changes nothing; it is for a
+  // newer V8, whose Intl takes an offset as a zone (this machine's Chromium takes '+01:00').
+  // Stryker disable next-line ConditionalExpression,Regex: equivalent on Node 20, where mutants run (see above)
   if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(zone)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
@@ -83,6 +83,12 @@ export type FormOption = z.infer<typeof formOptionSchema>;
 /** Fields shared by dropdown, radio and singleSelect: one value chosen among `options`. */
 const singleChoice = { optional: optionalFlag, label: z.string().optional(), defaultValue: z.string().optional(), options: z.array(formOptionSchema).optional() };
 
+/** A range without an end (or with an end that is no date) is open; one with both ends must not run backwards. */
+function inOrder(range: { from?: string | undefined; to?: string | undefined }): boolean {
+  // Stryker disable next-line StringLiteral: any other text that is no date stands in for a missing end as well (NaN compares false)
+  return !(Date.parse(range.from ?? '') > Date.parse(range.to ?? ''));
+}
+
 const dateString = (name: string) => z.string().refine((text) => !Number.isNaN(Date.parse(text)), `${name} must be a date`);
 
 export const labelFieldSchema = z.looseObject({ ...element('label'), text: required('text') });
@@ -121,7 +127,7 @@ export const dateTimeFieldSchema = z
     from: dateString('from').optional(),
     to: dateString('to').optional(),
   })
-  .refine((field) => !(Date.parse(field.from ?? '') > Date.parse(field.to ?? '')), {
+  .refine(inOrder, {
     message: 'from must not be after to',
     path: ['to'],
   });
@@ -160,8 +166,7 @@ export type FormField = KnownFormField | UnknownFormField;
 /** What the schemas accept for a known element (`optional` may be left out). */
 export type FormFieldInput = z.input<typeof knownFormFieldSchema>;
 
-const isKnownType = (type: unknown): type is KnownFormElementType =>
-  typeof type === 'string' && (formElementTypes as readonly string[]).includes(type);
+const isKnownType = (type: unknown): type is KnownFormElementType => (formElementTypes as readonly unknown[]).includes(type);
 
 /**
  * Whether a parsed element is of a type this version knows (narrows `FormField`).
@@ -184,7 +189,7 @@ export function isKnownFormField(field: FormField): field is KnownFormField {
  * other type is accepted as an `UnknownFormField`.
  */
 export const formFieldSchema = z.unknown().transform((value, context): FormField => {
-  const type = typeof value === 'object' && value !== null ? (value as { elementType?: unknown }).elementType : undefined;
+  const type = (value as { elementType?: unknown } | null | undefined)?.elementType;
   const schema = isKnownType(type) ? knownFormFieldSchema : unknownFormFieldSchema;
   const result = schema.safeParse(value);
   if (result.success) return result.data as FormField;

@@ -51,8 +51,7 @@ export function messageDataSize(data: Record<string, unknown>): number {
 }
 
 /** Binary content (bytes, a Blob or File) can only be the file itself, whatever the key holding it. */
-const isBinary = (value: unknown): boolean =>
-  value instanceof ArrayBuffer || ArrayBuffer.isView(value) || (typeof Blob !== 'undefined' && value instanceof Blob);
+const isBinary = (value: unknown): boolean => value instanceof ArrayBuffer || ArrayBuffer.isView(value) || value instanceof Blob;
 
 function withoutFile(attachment: Record<string, unknown>): Record<string, unknown> {
   const description: Record<string, unknown> = {};

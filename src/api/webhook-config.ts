@@ -18,11 +18,7 @@ const shortText = (name: string) =>
     .refine((text) => characters(text) <= WEBHOOK_TEXT_MAX, `${name} has at most ${WEBHOOK_TEXT_MAX} characters`);
 
 function isHttpsUrl(text: string): boolean {
-  try {
-    return new URL(text).protocol === 'https:';
-  } catch {
-    return false;
-  }
+  return URL.canParse(text) && new URL(text).protocol === 'https:';
 }
 
 /** The Basic credentials part of a configuration, checked together. */

@@ -4,7 +4,7 @@
  */
 import type { Inbox, InboxListing } from '../index.js';
 import { failure } from './errors.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 
 /** How many entries of each state are looked through. */
 export const SCAN_LIMIT = 100_000;

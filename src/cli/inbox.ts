@@ -12,7 +12,7 @@ import { CliError, EXIT_FAILED, EXIT_OK, failure, usageError } from './errors.js
 import { entryOf, findEntries, noSuchKey } from './inbox-entries.js';
 import { Output } from './output.js';
 import { positiveInteger } from './parsers.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 
 interface StoreOptions {
   sqlite?: string;

@@ -21,7 +21,7 @@ import { httpUrl, port } from './parsers.js';
 import { credentialsFrom, deliver, type Credentials } from './post.js';
 import { printDelivery, printForward } from './print-delivery.js';
 import { authOptions } from './shared-options.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 
 /** How long a refused request's body may take to arrive after the answer before it is recorded as it is. */
 const BODY_GRACE_MS = 250;

@@ -8,7 +8,7 @@
  * it is read as JSON when it parses (`42`, `true`, `{"a":1}`) and as text when it does not.
  */
 import { usageError } from './errors.js';
-import { closest, distance } from './suggest.js';
+import { closest, distance } from '../text/suggest.js';
 
 export type OverrideMode = 'set' | 'add';
 

@@ -10,7 +10,7 @@ import { httpUrl, positiveInteger } from './parsers.js';
 import { credentialsFrom } from './post.js';
 import { runDeliveries, type Outgoing } from './run-deliveries.js';
 import { newRunId, sampleEvent, unknownSampleEvent, type SampleOptions } from './sample-event.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { authOptions } from './shared-options.js';
 
 interface SendOptions {

@@ -5,7 +5,7 @@
 import { isKnownTrigger, triggers, type ParsedWebhook } from '../events/index.js';
 import { ConfigurationError, describeCause as describe, WebhookError } from './errors.js';
 import type { WebhookLogger } from './logger.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 
 /** Listener keys beside the trigger ids. Symbols, so no trigger id can collide with them. */
 export const ANY = Symbol('any');

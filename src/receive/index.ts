@@ -1,16 +1,8 @@
 /** The receive folder's public face: what src/index.ts re-exports and what adapters build on. */
 export { createWebhooks } from './webhooks.js';
-export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, Health, ReceiveOutcome, Webhooks, WebhooksOptions } from './webhooks.js';
-export type {
-  AttemptInfo,
-  AttemptTelemetry,
-  CommitTelemetry,
-  FailureLike,
-  HandlersOutcome,
-  ObservedInbox,
-  RequestTelemetry,
-  Telemetry,
-} from '../telemetry/hooks.js';
+export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, Health, ReceiveContext, ReceiveOutcome, Webhooks, WebhooksOptions } from './webhooks.js';
+// Every type of the hooks an implementation of `telemetry` writes to (they are all public).
+export type * from '../telemetry/hooks.js';
 export { createConsumer, checkWorkerOptions } from './consume.js';
 export type { Worker, WorkerOptions } from './consume.js';
 export type { RetryOptions } from './retry-policy.js';
@@ -45,5 +37,7 @@ export { workFinished } from './in-flight.js';
 export { escapeControl } from './logger.js';
 export type { LogLevel, WebhookLogger } from './logger.js';
 export { rejectUnknownOptions } from './options.js';
+// For an adapter's optional peers (chat-webhooks/aws's SDK clients): the sentence the stores use.
+export { missingPeerError } from '../platform/peer.js';
 export type { DedupeOptions } from './dedupe.js';
 export type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent, WebhookEvent } from '../events/index.js';

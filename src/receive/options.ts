@@ -10,7 +10,7 @@ import type { WorkerOptions } from './consume.js';
 import { ConfigurationError } from './errors.js';
 import { keyFunctions, type IdempotencyKeys, type KeyFunctions } from './idempotency.js';
 import { leveled, type LogLevel, type WebhookLogger } from './logger.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Telemetry } from '../telemetry/hooks.js';
 import { checkTelemetry } from './traced.js';
 

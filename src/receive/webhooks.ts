@@ -16,9 +16,10 @@ import type { WebhookRequest, WebhookResponse } from './http.js';
 import { defer, drain, Errand, InFlight, startNow, type StartWork } from './in-flight.js';
 import { useInbox } from './inbox-users.js';
 import { Intake, type HandleOptions } from './intake.js';
-import { settingsOf, type WebhooksOptions } from './options.js';
+import { settingsOf, type Settings, type WebhooksOptions } from './options.js';
 import type { Health } from './health.js';
-import { traced } from './traced.js';
+import type { AttemptTelemetry, Telemetry } from '../telemetry/hooks.js';
+import { digest, traced } from './traced.js';
 
 export type { DuplicateContext } from './answers.js';
 export type { HandleOptions } from './intake.js';
@@ -46,6 +47,17 @@ export interface ReceiveOutcome {
   failures: readonly WebhookError[];
 }
 
+/** What `receive` knows of a queued event: the handler context's fields, and where the event came from. */
+export interface ReceiveContext extends Partial<HandlerContext> {
+  /**
+   * The W3C `traceparent` stored with the message (the receiver's commit span, when it had `telemetry`): with
+   * `telemetry`, the handlers run in a CONSUMER span linked to it, as a worker's attempt does.
+   */
+  traceparent?: string;
+  /** The queue the event came from: the consumer span's name (`process sqs`) and `messaging.destination.name`. @defaultValue 'queue' */
+  queue?: string;
+}
+
 export interface Webhooks extends HandlerRegistry {
   /** Called for each repeated delivery answered 200 without running handlers (the inbox's or the dedupe window's). */
   onDuplicate(handler: (event: ParsedWebhook, context: DuplicateContext) => unknown): this;
@@ -54,7 +66,7 @@ export interface Webhooks extends HandlerRegistry {
    * failures, so a queue consumer can retry the event: `if (!(await webhooks.receive(event)).ok) throw ...`.
    * `rawBody`, the body as received, goes to onError with each failure (as for a delivery).
    */
-  receive(event: ParsedWebhook, context?: Partial<HandlerContext>, rawBody?: string): Promise<ReceiveOutcome>;
+  receive(event: ParsedWebhook, context?: ReceiveContext, rawBody?: string): Promise<ReceiveOutcome>;
   /**
    * Hands a failure found outside the receiver (a queued record that cannot be parsed, say) to the onError
    * handlers; resolves once they ran. For queue consumers such as `sqsHandler`.
@@ -141,20 +153,6 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       ),
     );
 
-  function receive(event: ParsedWebhook, context: Partial<HandlerContext> = {}, rawBody?: string): Promise<ReceiveOutcome> {
-    let outcome: Outcome = [];
-    const run = new FirstRunContext(settings.keyOf, event, undefined, context.receivedAt ?? Date.now(), context.key);
-    const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
-    const work = () => {
-      const result = dispatcher.dispatch(event, isKnownTrigger(event.trigger), rawBody, undefined, full);
-      if (!isThenable(result)) return void (outcome = result);
-      return result.then((failures) => void (outcome = failures));
-    };
-    const errand = new Errand(event, work, inFlight);
-    defer(errand);
-    return errand.done.then(() => ({ ok: outcome.length === 0, failures: outcome }));
-  }
-
   return {
     maxBodyBytes,
     ...registrationMethods<Webhooks>(dispatcher),
@@ -162,7 +160,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       answers.duplicateHandlers.add(handler);
       return this;
     },
-    receive,
+    receive: queuedReceiver(settings, dispatcher, inFlight),
     report: async (error) => dispatcher.report(error),
     reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
     // The caller of `handle` gets the response in promise jobs: the work waits for the next tick. An adapter
@@ -182,4 +180,36 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return drained;
     },
   };
+}
+
+/** `receive`: an event from a queue, its handlers run as a delivery's are, resolved with their outcome. */
+function queuedReceiver(settings: Settings, dispatcher: Dispatcher, inFlight: InFlight): Webhooks['receive'] {
+  const { telemetry } = settings;
+  return function receive(event: ParsedWebhook, context: ReceiveContext = {}, rawBody?: string): Promise<ReceiveOutcome> {
+    let outcome: Outcome = [];
+    const run = new FirstRunContext(settings.keyOf, event, undefined, context.receivedAt ?? Date.now(), context.key);
+    const full: HandlerContext = context.attempt === undefined ? run : { key: run.key, attempt: context.attempt, receivedAt: run.receivedAt };
+    const attempt = telemetry && consumerAttempt(telemetry, event, full, context);
+    const settle = (failures: Outcome) => {
+      outcome = failures;
+      // Whether the queue tries again is the queue's to say (SQS's redrive policy): not counted dead here.
+      attempt?.end(failures, false);
+    };
+    const work = () => {
+      const handlers = () => dispatcher.dispatch(event, isKnownTrigger(event.trigger), rawBody, undefined, full);
+      const result = attempt ? attempt.run(handlers) : handlers();
+      if (!isThenable(result)) return void settle(result);
+      return result.then(settle);
+    };
+    const errand = new Errand(event, work, inFlight);
+    defer(errand);
+    return errand.done.then(() => ({ ok: outcome.length === 0, failures: outcome }));
+  };
+}
+
+/** A queued event's handlers, seen by telemetry as one attempt of a consumer of `context.queue`. */
+function consumerAttempt(telemetry: Telemetry, event: ParsedWebhook, full: HandlerContext, context: ReceiveContext): AttemptTelemetry {
+  const { key, attempt } = full;
+  const info = { event, trigger: event.trigger, attempt, traceparent: context.traceparent, keyDigest: () => digest(key), digest };
+  return telemetry.attempt(context.queue ?? 'queue', info);
 }

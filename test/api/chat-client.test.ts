@@ -83,6 +83,17 @@ describe('base URL', () => {
     expect(() => createChatClient(options as never)).toThrow(message);
   });
 
+  it.each([null, undefined, 'sk-chat'])('refuses %j for options, naming what it needs', (options) => {
+    expect(() => createChatClient(options as never)).toThrow(
+      new ValidationError('createChatClient needs { appId, region, apiKey } (or { baseUrl, apiKey }).'),
+    );
+  });
+
+  it('takes a right appId and region given alongside a baseUrl, and the baseUrl wins', () => {
+    const client = createChatClient({ apiKey, baseUrl: 'https://proxy.example/v3', appId, region: 'EU' });
+    expect(client.baseUrl).toBe('https://proxy.example/v3');
+  });
+
   it('reports bad options as a ValidationError without echoing the key', () => {
     try {
       createChatClient({ appId: 'bad id', region: 'us', apiKey });
@@ -208,6 +219,44 @@ describe('users', () => {
     expect(seen).toEqual(['u1', 'u2']);
     expect(requested).toEqual(['1', '2']);
     await expect(client.users.list({ page: 3 })).resolves.toEqual({ data: [], meta: null });
+  });
+
+  it('trusts the page number the service reports to find the last page', async () => {
+    const requested: string[] = [];
+    const ahead: typeof fetch = async (input) => {
+      const page = new URL(String(input)).searchParams.get('page')!;
+      requested.push(page);
+      // The service answers page 1 as its page 2 of 2: nothing is left to read.
+      return Response.json({ data: [{ uid: `u${page}` }], meta: { pagination: { current_page: Number(page) + 1, total_pages: 2 } } });
+    };
+    const client = createChatClient({ appId, region: 'us', apiKey, fetch: ahead });
+    const seen: string[] = [];
+    for await (const user of client.users.each()) seen.push(user.uid);
+    expect(seen).toEqual(['u1']);
+    expect(requested).toEqual(['1']);
+  });
+
+  it('refuses pagination details of the wrong type as invalid_response', async () => {
+    for (const [meta, path] of [
+      [{ pagination: { total_pages: true } }, ['meta', 'pagination', 'total_pages']],
+      [{ pagination: 'all' }, ['meta', 'pagination']],
+    ] as const) {
+      const client = createChatClient({ appId, region: 'us', apiKey, fetch: async () => Response.json({ data: [], meta }) });
+      const error = await rejection(client.users.list());
+      expect(error.code).toBe('invalid_response');
+      expect(error.issues?.map((issue) => issue.path)).toEqual([path]);
+    }
+  });
+
+  it('keeps the key out of a pagination_loop error when the base URL holds it', async () => {
+    const client = createChatClient({ apiKey, baseUrl: `https://proxy.example/${apiKey}/v3`, fetch: async () => Response.json({ data: [{ uid: 'a' }] }) });
+    const walk = async () => {
+      for await (const _ of client.users.iterate());
+    };
+    const error = await walk().then(() => undefined, (reason: unknown) => reason as ApiError);
+    expect(error).toMatchObject({ code: 'pagination_loop', url: 'https://proxy.example/[redacted]/v3/users?page=2' });
+    expect(error!.message).toContain('GET https://proxy.example/[redacted]/v3/users pagination does not end');
+    expect(error!.message).not.toContain(apiKey);
   });
 
   it('yields nothing for a region without users', async () => {

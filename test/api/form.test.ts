@@ -6,6 +6,7 @@ import {
   form,
   formFieldSchema,
   formFieldsSchema,
+  isIanaTimeZone,
   isKnownFormField,
   knownFormFieldSchema,
 } from '../../src/api/index.js';
@@ -107,6 +108,62 @@ describe('formFieldSchema', () => {
   });
 });
 
+describe('what each refusal says', () => {
+  const texts = (value: unknown) => formFieldSchema.safeParse(value).error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  const button = (action: unknown) => ({ elementType: 'button', elementId: 'b', buttonText: 'Go', action });
+
+  it.each([
+    [{ elementType: 'label', elementId: 'l' }, ['text: text is required']],
+    [{ elementType: 'label', elementId: 'l', text: 5 }, ['text: text must be a string']],
+    [{ elementType: 'label', text: 'x' }, ['elementId: elementId is required']],
+    [{ elementType: 'label', elementId: '', text: 'x' }, ['elementId: elementId must not be empty']],
+    [{ elementType: 'textInput', elementId: 't', placeholder: {} }, ['placeholder.text: placeholder.text is required']],
+    [{ elementType: 'button', elementId: 'b', action: { actionType: 'customAction' } }, ['buttonText: buttonText is required']],
+    [button({ actionType: 'nope' }), ['action.actionType: actionType must be one of apiAction, urlNavigation, deepLinkAction, customAction']],
+    [button({ actionType: 'urlNavigation', url: 'x' }), ['action.url: url must be a valid http(s) URL']],
+    [button({ actionType: 'urlNavigation' }), ['action.url: url is required']],
+    [button({ actionType: 'deepLinkAction', url: '' }), ['action.url: url must not be empty']],
+    [button({ actionType: 'apiAction', url: 'ftp://x' }), ['action.url: url must be a valid http(s) URL']],
+    [{ elementType: 'checkbox', elementId: 'c' }, ['label: label is required']],
+    [{ elementType: 'dropdown', elementId: 'd', options: [{}] }, ['options.0.value: value is required', 'options.0.label: label is required']],
+    [{ elementType: 'radio', elementId: 'r', options: [{ value: 1, label: 2 }] }, ['options.0.value: value must be a string', 'options.0.label: label must be a string']],
+    [
+      { elementType: 'dateTime', elementId: 'd', mode: 5, timezoneCode: '+01:00', from: 'x', to: 'y' },
+      [
+        'mode: mode must be a string',
+        'timezoneCode: timezoneCode must be an IANA time zone such as "Europe/Paris"',
+        'from: from must be a date',
+        'to: to must be a date',
+      ],
+    ],
+    [{ elementType: 'dateTime', elementId: 'd', from: '2026-01-02', to: '2026-01-01' }, ['to: from must not be after to']],
+    [{ elementType: 'rating' }, ['elementId: elementId is required']],
+    [{ elementType: '', elementId: '' }, ['elementType: elementType must not be empty', 'elementId: elementId must not be empty']],
+    [{ elementId: 'x' }, ['elementType: elementType is required']],
+    [undefined, [': Invalid input: expected object, received undefined']],
+    [null, [': Invalid input: expected object, received null']],
+  ])('%j: %j', (value, expected) => {
+    expect(texts(value)).toEqual(expected);
+  });
+
+  it('takes a range that starts and ends at the same time, and any mode written as a string', () => {
+    expect(texts({ elementType: 'dateTime', elementId: 'd', from: '2026-01-01', to: '2026-01-01', mode: 'week' })).toBeUndefined();
+  });
+
+  it('reports a repeated elementId as a custom issue at its index', () => {
+    const label = (text: string) => ({ elementType: 'label', elementId: 'a', text });
+    expect(formFieldsSchema.safeParse([label('x'), label('y')]).error?.issues).toEqual([
+      { code: 'custom', path: [1, 'elementId'], message: 'elementId "a" is used twice' },
+    ]);
+  });
+
+  it('isIanaTimeZone answers false (not an error, not undefined) for an unknown zone', () => {
+    expect(isIanaTimeZone('Mars/Olympus_Mons')).toBe(false);
+    expect(isIanaTimeZone('+01:00')).toBe(false);
+    expect(isIanaTimeZone('Europe/Paris')).toBe(true);
+  });
+});
+
 describe('buttonActionSchema', () => {
   it.each([
     [{ actionType: 'urlNavigation', url: 'https://example.com' }],
@@ -175,6 +232,11 @@ describe('form builders', () => {
     ['button', () => form.button({ elementId: 'b', buttonText: 'x', action: { actionType: 'urlNavigation', url: 'ftp://x' } }), 'action.url'],
     ['textInput', () => form.textInput({ elementId: '' }), 'elementId'],
     ['dateTime', () => form.dateTime({ elementId: 'd', timezoneCode: 'CET+1' }), 'timezoneCode'],
+    ['dropdown', () => form.dropdown({ elementId: '' }), 'elementId'],
+    ['radio', () => form.radio({ elementId: 'r', options: [{ value: 'a' } as never] }), 'options.0.label'],
+    ['singleSelect', () => form.singleSelect({ elementId: 's', defaultValue: 1 as never }), 'defaultValue'],
+    ['apiAction', () => form.apiAction('nope'), 'url'],
+    ['fields', () => form.fields(form.label({ elementId: 'x', text: 'a' }), form.label({ elementId: 'x', text: 'b' })), '1.elementId'],
   ])('form.%s throws a ValidationError at the call naming the field', (name, call, path) => {
     try {
       call();

@@ -77,10 +77,32 @@ describe('apps.create', () => {
     expect(() => createManagementClient({ key, secret: undefined as never, baseUrl: platform.url })).toThrow(/secret is required/);
     expect(() => createManagementClient({ key, secret } as never)).toThrow(/baseUrl must be an absolute http\(s\) URL/);
   });
+
+  it.each([null, undefined, 'mgmt-key'])('refuses %j for options with a ValidationError naming what it needs', (options) => {
+    expect(() => createManagementClient(options as never)).toThrow(new ValidationError('createManagementClient needs { key, secret, baseUrl }.'));
+  });
+
+  it('names the call and each field of a bad app', async () => {
+    const error = await client().apps.create({ name: '', region: 'mars' }).catch((reason: unknown) => reason);
+    expect((error as ValidationError).message).toBe(
+      'apps.create: the app is not valid: name: name is required; region: region must be one of us, eu, in',
+    );
+  });
 });
 
 describe('appCreateSchema', () => {
   it('fills version "3" and lower-cases the region', () => {
     expect(appCreateSchema.parse({ name: 'a', region: 'US' })).toEqual({ name: 'a', region: 'us', version: '3' });
+  });
+
+  it('trims the region and the name', () => {
+    expect(appCreateSchema.parse({ name: ' Desk ', region: ' Eu\n' })).toEqual({ name: 'Desk', region: 'eu', version: '3' });
+  });
+
+  it('says what is wrong: a blank name, a region outside the three', () => {
+    const messages = (app: unknown) => appCreateSchema.safeParse(app).error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    expect(messages({ name: ' ', region: 'us' })).toEqual(['name: name is required']);
+    expect(messages({ name: 'n', region: 'ap' })).toEqual(['region: region must be one of us, eu, in']);
+    expect(messages({ name: 'n', region: 7 })).toEqual(['region: region must be one of us, eu, in']);
   });
 });

@@ -29,6 +29,17 @@ describe('messageDataSize', () => {
   });
 });
 
+describe('messageDataSize: what is not an attachment object', () => {
+  it('counts attachments that are not plain objects as they are', () => {
+    const odd = [null, 'x', ['file', 'y'], 7];
+    expect(messageDataSize({ attachments: odd })).toBe(bytes(JSON.stringify({ attachments: odd })));
+  });
+
+  it('throws a TypeError when data has no JSON form at all', () => {
+    expect(() => messageDataSize({ toJSON: () => undefined })).toThrow(new TypeError('message data is not serializable to JSON'));
+  });
+});
+
 describe('messageDataSchema', () => {
   it('is 10 KB = 10 240 bytes', () => {
     expect(MESSAGE_DATA_MAX_BYTES).toBe(10_240);
@@ -47,6 +58,36 @@ describe('messageDataSchema', () => {
     const result = messageDataSchema.safeParse(over);
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.message).toMatch(/10244 bytes.*at most 10240/);
+  });
+
+  it('reports the size and the limit in the issue', () => {
+    const result = messageDataSchema.safeParse(dataOfSize(10_241));
+    expect(result.error?.issues).toEqual([
+      {
+        code: 'custom',
+        path: [],
+        params: { bytes: 10_241, maximum: 10_240 },
+        message: 'data is 10241 bytes serialized; at most 10240 (10 KB, UTF-8, attachment files excluded)',
+      },
+    ]);
+  });
+
+  it('reports data without a JSON form as a custom issue', () => {
+    expect(messageDataSchema.safeParse({ text: 'a', toJSON: () => undefined }).error?.issues).toEqual([
+      { code: 'custom', path: [], message: 'data must be serializable to JSON (message data is not serializable to JSON)' },
+    ]);
+  });
+
+  it('checks the types of an attachment’s described fields', () => {
+    const paths = (attachment: unknown) => messageDataSchema.safeParse({ attachments: [attachment] }).error?.issues.map((issue) => issue.path.join('.'));
+    expect(paths({ url: 'https://cdn.example/a', name: 'a', size: 0, extension: 'png', mimeType: 'image/png', file: 1 })).toBeUndefined();
+    expect(paths({ url: 1, name: 2, size: -1, extension: 3, mimeType: 4 })).toEqual([
+      'attachments.0.url',
+      'attachments.0.name',
+      'attachments.0.size',
+      'attachments.0.extension',
+      'attachments.0.mimeType',
+    ]);
   });
 
   it('refuses one byte over', () => {
@@ -104,6 +145,13 @@ describe('messageTagsSchema', () => {
     const result = messageTagsSchema.safeParse(['ok', character.repeat(101)]);
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.path).toEqual([1]);
+  });
+
+  it('says why a tag is refused', () => {
+    expect(messageTagsSchema.safeParse(['a'.repeat(101), '\udc00x']).error?.issues.map((issue) => issue.message)).toEqual([
+      'a tag has at most 100 characters',
+      'a tag must be well-formed Unicode (no lone surrogate)',
+    ]);
   });
 
   it('counts code points: 100 emoji are 200 UTF-16 units and still one tag’s worth', () => {

@@ -52,6 +52,25 @@ describe('webhookConfigSchema', () => {
     expect(paths({ ...config, username: 'plat:form' })).toEqual(['username']);
   });
 
+  it('says what is wrong with each field', () => {
+    const messages = (value: unknown) => webhookConfigSchema.safeParse(value).error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    const { id: _id, name: _name, webhookURL: _url, ...rest } = config;
+    expect(messages(rest)).toEqual(['id: id is required', 'name: name is required', 'webhookURL: webhookURL is required']);
+    expect(messages({ ...config, id: 7, name: false })).toEqual(['id: id must be a string', 'name: name must be a string']);
+    expect(messages({ ...config, id: '', name: '' })).toEqual(['id: id must not be empty', 'name: name must not be empty']);
+    expect(messages({ ...config, id: 'i'.repeat(51), name: 'n'.repeat(51) })).toEqual([
+      'id: id has at most 50 characters',
+      'name: name has at most 50 characters',
+    ]);
+    expect(messages({ ...config, webhookURL: 'http://hooks.example.com' })).toEqual(['webhookURL: webhookURL must be an https URL']);
+    expect(messages({ ...config, username: 'a:b' })).toEqual(['username: username must not contain ":" (Basic credentials split at the first one)']);
+    const { username: _user, password: _password, ...noCredentials } = config;
+    expect(webhookConfigSchema.safeParse(noCredentials).error?.issues).toEqual([
+      { code: 'custom', path: ['username'], message: 'username is required when useBasicAuth is true' },
+      { code: 'custom', path: ['password'], message: 'password is required when useBasicAuth is true' },
+    ]);
+  });
+
   it('checks the types of useBasicAuth and enabled', () => {
     expect(paths({ ...config, useBasicAuth: 'true' })).toContain('useBasicAuth');
     expect(paths({ ...config, enabled: 1 })).toEqual(['enabled']);
@@ -74,6 +93,16 @@ describe('authFromWebhookConfig', () => {
       expect((error as ValidationError).message).toMatch(/username is required when useBasicAuth is true/);
       expect(JSON.stringify(error) + String(error)).not.toContain(config.password);
     }
+  });
+
+  it.each([null, 'useBasicAuth', 1])('refuses %j with a ValidationError saying it needs a configuration object', (value) => {
+    expect(() => authFromWebhookConfig(value as never)).toThrow(new ValidationError('authFromWebhookConfig needs a webhook configuration object.'));
+  });
+
+  it('names the call and the missing credential', () => {
+    expect(() => authFromWebhookConfig({ useBasicAuth: true, username: 'platform' })).toThrow(
+      'authFromWebhookConfig: the webhook configuration is not usable: password: password is required when useBasicAuth is true',
+    );
   });
 
   it('is what createWebhooks takes: the configured credentials get in, others do not', async () => {

@@ -5,7 +5,7 @@ import { applyOverride, parseOverride } from '../../src/cli/overrides.js';
 import { splitDocuments } from '../../src/cli/read-input.js';
 import { sampleEvent } from '../../src/cli/sample-event.js';
 import { percentile, summarize } from '../../src/cli/stats.js';
-import { closest } from '../../src/cli/suggest.js';
+import { closest } from '../../src/text/suggest.js';
 
 describe('sampleEvent', () => {
   it.each(triggers.map((trigger) => [trigger]))('%s: valid, and two events of one run differ', (trigger) => {

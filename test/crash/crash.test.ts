@@ -44,6 +44,34 @@ async function launch(env: Record<string, string>): Promise<Proc> {
   return proc;
 }
 
+/**
+ * Two receivers and two workers on one store, sharing the deliveries; once 40 % are acknowledged, receiver 0
+ * and worker 0 are killed with SIGKILL and the platform's retries go to receiver 1. `onProgress` sees each
+ * acknowledgement count (to do more mid-run). Resolves once every delivery was acknowledged and the kills done.
+ */
+async function twoOfEach(store: Record<string, string>, onProgress?: (acked: number) => void) {
+  const common = { ...store, CONCURRENCY: String(CONCURRENCY), LEASE_MS: String(LEASE_MS) };
+  const ports = [await freePort(), await freePort()];
+  const receivers = await Promise.all(ports.map((port) => launch({ ...common, ROLE: 'receiver', PORT: String(port), CONSUME: '0' })));
+  const workers = await Promise.all([launch({ ...common, ROLE: 'worker' }), launch({ ...common, ROLE: 'worker' })]);
+  let alive = [0, 1];
+  let spread = 0;
+  let killing: Promise<unknown> | undefined;
+  const stats = await sendAll(
+    deliveries(DISTINCT),
+    (attempt) => `http://127.0.0.1:${ports[alive[(spread++ + attempt) % alive.length]!]}/`,
+    (progress) => {
+      if (!killing && progress.acked.size >= DISTINCT * 0.4) {
+        alive = [1];
+        killing = Promise.all([kill(receivers[0]!), kill(workers[0]!)]);
+      }
+      onProgress?.(progress.acked.size);
+    },
+  );
+  await killing;
+  return { stats, stop: () => Promise.all([kill(receivers[1]!, 'SIGTERM'), kill(workers[1]!, 'SIGTERM')]) };
+}
+
 describe('crash: nothing acknowledged is lost', () => {
   it('SQLite: a receiver killed with SIGKILL at ~40 % acknowledged, restarted', async () => {
     const port = await freePort();
@@ -83,30 +111,13 @@ describe('crash: nothing acknowledged is lost', () => {
     afterAll(() => redis?.stop());
 
     it('two receivers and two workers; one of each killed with SIGKILL midway', async () => {
-      const ports = [await freePort(), await freePort()];
       const handled = join(dir, 'redis-handled.txt');
-      const common = { STORE: 'redis', REDIS_URL: redis.url, CONCURRENCY: String(CONCURRENCY), LEASE_MS: String(LEASE_MS), HANDLED: handled };
-      const receivers = await Promise.all(ports.map((port) => launch({ ...common, ROLE: 'receiver', PORT: String(port), CONSUME: '0' })));
-      const workers = await Promise.all([launch({ ...common, ROLE: 'worker' }), launch({ ...common, ROLE: 'worker' })]);
-      let alive = [0, 1];
-      let spread = 0;
-      let killing: Promise<void> | undefined;
-      const stats = await sendAll(
-        deliveries(DISTINCT),
-        (attempt) => `http://127.0.0.1:${ports[alive[(spread++ + attempt) % alive.length]!]}/`,
-        (progress) => {
-          if (!killing && progress.acked.size >= DISTINCT * 0.4) {
-            alive = [1];
-            killing = Promise.all([kill(receivers[0]!), kill(workers[0]!)]).then(() => undefined);
-          }
-        },
-      );
-      await killing;
-      const result = tally(stats, await untilHandled(handled, DISTINCT, 30_000), handled);
+      const run = await twoOfEach({ STORE: 'redis', REDIS_URL: redis.url, HANDLED: handled });
+      const result = tally(run.stats, await untilHandled(handled, DISTINCT, 30_000), handled);
       console.log('redis crash run:', JSON.stringify(result));
       expect(result).toMatchObject({ acknowledged: DISTINCT, handled: DISTINCT, lost: 0 });
       expect(result.reRun).toBeLessThanOrEqual(CONCURRENCY);
-      await Promise.all([kill(receivers[1]!, 'SIGTERM'), kill(workers[1]!, 'SIGTERM')]);
+      await run.stop();
     }, 90_000);
   });
 
@@ -118,41 +129,26 @@ describe('crash: nothing acknowledged is lost', () => {
     afterAll(() => postgres?.stop());
 
     it('two receivers and two workers; one of each killed with SIGKILL midway, then the server restarted', async () => {
-      const ports = [await freePort(), await freePort()];
       const handled = join(dir, 'postgres-handled.txt');
-      const common = { STORE: 'postgres', POSTGRES_URL: postgres.url, CONCURRENCY: String(CONCURRENCY), LEASE_MS: String(LEASE_MS), HANDLED: handled };
-      const receivers = await Promise.all(ports.map((port) => launch({ ...common, ROLE: 'receiver', PORT: String(port), CONSUME: '0' })));
-      const workers = await Promise.all([launch({ ...common, ROLE: 'worker' }), launch({ ...common, ROLE: 'worker' })]);
-      let alive = [0, 1];
-      let spread = 0;
-      let killing: Promise<void> | undefined;
       let restarting: Promise<void> | undefined;
       let ackedAtRestart = 0;
       const started = Date.now();
-      const stats = await sendAll(
-        deliveries(DISTINCT),
-        (attempt) => `http://127.0.0.1:${ports[alive[(spread++ + attempt) % alive.length]!]}/`,
-        (progress) => {
-          if (!killing && progress.acked.size >= DISTINCT * 0.4) {
-            alive = [1];
-            killing = Promise.all([kill(receivers[0]!), kill(workers[0]!)]).then(() => undefined);
-          }
-          if (!restarting && progress.acked.size >= DISTINCT * 0.6) {
-            ackedAtRestart = progress.acked.size;
-            restarting = postgres.restart();
-          }
-        },
-      );
-      await Promise.all([killing, restarting]);
+      const run = await twoOfEach({ STORE: 'postgres', POSTGRES_URL: postgres.url, HANDLED: handled }, (acked) => {
+        if (!restarting && acked >= DISTINCT * 0.6) {
+          ackedAtRestart = acked;
+          restarting = postgres.restart();
+        }
+      });
+      await restarting;
       const ackedInMs = Date.now() - started;
-      const result = tally(stats, await untilHandled(handled, DISTINCT, 60_000), handled);
+      const result = tally(run.stats, await untilHandled(handled, DISTINCT, 60_000), handled);
       console.log('postgres crash run:', JSON.stringify({ ...result, ackedAtRestart, ackedInMs, handledInMs: Date.now() - started }));
       expect(ackedAtRestart).toBeLessThan(DISTINCT); // the restart came mid-run
       expect(result).toMatchObject({ acknowledged: DISTINCT, handled: DISTINCT, lost: 0 });
       // The killed worker's events in flight, and the live worker's whose completion the restart cut off.
       expect(result.reRun).toBeLessThanOrEqual(2 * CONCURRENCY);
       expect(result.resent).toBeGreaterThan(0);
-      await Promise.all([kill(receivers[1]!, 'SIGTERM'), kill(workers[1]!, 'SIGTERM')]);
+      await run.stop();
     }, 120_000);
   });
 });

@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 
 (async () => {
-  const { FAILING, checkFailure } = await import('./needs-peers.mjs');
+  const { FAILING, checkAwsFirstUse, checkFailure } = await import('./needs-peers.mjs');
   const pkg = require('chat-webhooks/package.json');
   const failed = [];
   for (const subpath of Object.keys(pkg.exports).filter((key) => key !== './package.json')) {
@@ -17,6 +17,8 @@ const assert = require('node:assert/strict');
   }
   assert.deepEqual(failed.sort(), FAILING);
   console.log(`require: ${failed.length} entries name their missing peers: ${failed.join(', ')}`);
+  await checkAwsFirstUse(require('chat-webhooks/aws'));
+  console.log('require: chat-webhooks/aws names its missing SDK clients on first use');
 })().catch((error) => {
   console.error(error);
   process.exit(1);

@@ -3,7 +3,7 @@
 // ERR_CHAT_WEBHOOKS_MISSING_PEER), never Node's "Cannot find module". NEEDS_PEERS: the entries that must.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { FAILING, checkFailure } from './needs-peers.mjs';
+import { FAILING, checkAwsFirstUse, checkFailure } from './needs-peers.mjs';
 
 const pkg = createRequire(import.meta.url)('chat-webhooks/package.json');
 const failed = [];
@@ -18,3 +18,5 @@ for (const subpath of Object.keys(pkg.exports).filter((key) => key !== './packag
 }
 assert.deepEqual(failed.sort(), FAILING);
 console.log(`import: ${failed.length} entries name their missing peers: ${failed.join(', ')}`);
+await checkAwsFirstUse(await import('chat-webhooks/aws'));
+console.log('import: chat-webhooks/aws names its missing SDK clients on first use');

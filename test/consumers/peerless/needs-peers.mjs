@@ -33,3 +33,21 @@ export function checkFailure(specifier, error) {
   assert.equal(error.code, 'ERR_CHAT_WEBHOOKS_MISSING_PEER', `${specifier}: ${error.stack}`);
   assert.equal(error.message, sentence(specifier, peers));
 }
+
+/**
+ * chat-webhooks/aws loads its SDK clients on first use (Lambda's runtimes include them): without them, the
+ * entry loads, the functions start (no unhandled rejection), and the first use names the missing client.
+ */
+export async function checkAwsFirstUse(aws) {
+  const queue = aws.sqsQueue({ queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/events' });
+  const idempotency = aws.dynamoIdempotency({ tableName: 'keys' });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const entry = { key: 'k', trigger: 'message_sent', event: {}, rawBody: '{}', receivedAt: Date.now() };
+  const named = (peer) => (error) => {
+    assert.equal(error.code, 'ERR_CHAT_WEBHOOKS_MISSING_PEER', error.stack);
+    assert.equal(error.message, sentence('chat-webhooks/aws', [peer]));
+    return true;
+  };
+  await assert.rejects(queue.put(entry), named('@aws-sdk/client-sqs'));
+  await assert.rejects(idempotency.begin('k', 1000), named('@aws-sdk/client-dynamodb'));
+}

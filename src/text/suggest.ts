@@ -1,9 +1,10 @@
 /**
- * "Did you mean" for a misspelled option or trigger name, by edit distance. (src/cli/suggest.ts is the
- * command line's own copy: the CLI imports public entries only, and this is no public name.)
+ * "Did you mean" for a misspelled option, trigger or command name, by edit distance: for the receiver's
+ * errors and the command line's alike (a leaf that imports nothing, which both may import).
  */
 
-function distance(a: string, b: string): number {
+/** Levenshtein distance. */
+export function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
