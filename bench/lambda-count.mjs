@@ -138,6 +138,7 @@ async function parent() {
   if (!samples.bare) return;
   for (const kind of kinds.filter((name) => name !== 'bare')) {
     const ratio = (key) => (figure(kind, key) / figure('bare', key)).toFixed(2);
-    console.log(`${kind} ÷ bare: ${ratio('cycles')}× the cycles, ${ratio('instructions')}× the instructions, ${ratio('allocated')}× the JS heap allocated`);
+    const heap = figure(kind, 'allocated') === undefined ? '' : `, ${ratio('allocated')}× the JS heap allocated`;
+    console.log(`${kind} ÷ bare: ${ratio('cycles')}× the cycles, ${ratio('instructions')}× the instructions${heap}`);
   }
 }
