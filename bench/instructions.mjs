@@ -14,8 +14,8 @@
  * the path, the counters are zeroed, `requests` more are sent over `connections` keep-alive sockets (one
  * request at a time on each, every body distinct, `Content-Type: Application/json` as the platform sends it),
  * and the counters are dumped. `lambda-bare` and `lambda-ours` are the Lambda handlers of bench/lambda.mjs in
- * process (bench/lambda-count.mjs), counted per invocation the same way; their JS heap allocated per
- * invocation is measured too.
+ * process (bench/lambda-count.mjs), counted per invocation the same way, under node's `--predictable` and after
+ * at least 20 000 invocations of warm-up; their JS heap allocated per invocation is measured too.
  *
  *   node bench/instructions.mjs [servers…] [--warmup 3000] [--requests 3000] [--connections 50] [--runs 1]
  *
@@ -26,14 +26,15 @@
  * `--no-write`. Needs valgrind (Debian's package); under it a server runs 50–100 times slower: the default run
  * takes about 8 minutes.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchDir, callgrindArgs, cycles, measureServer, readDump } from './lib/callgrind.mjs';
+import { measureLambda, measureServer } from './lib/callgrind.mjs';
 
+const LAMBDA_WARMUP = 20_000;
 const PAIRS = [
   ['bare-node', 'ours-node'],
   ['bare-fastify', 'ours-fastify'],
@@ -54,47 +55,6 @@ const requests = Number(values.requests);
 const connections = Number(values.connections);
 const runs = Number(values.runs);
 const names = positionals.length > 0 ? positionals : ['bare-node', 'ours-node', 'bare-fastify', 'ours-fastify', 'octokit', 'lambda-bare', 'lambda-ours'];
-const CALLGRIND = callgrindArgs(true);
-
-/** Counts (and JS heap allocated) of one Lambda handler per invocation, through bench/lambda-count.mjs's handshake. */
-async function measureLambda(name) {
-  const outDir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
-  const script = join(benchDir, 'lambda-count.mjs');
-  const node = [process.execPath, '--max-semi-space-size=256', '--expose-gc', script, name.slice('lambda-'.length), String(warmup), String(requests)];
-  const child = spawn('valgrind', [...CALLGRIND, `--callgrind-out-file=${join(outDir, 'callgrind.%p')}`, ...node], { stdio: ['pipe', 'pipe', 'pipe'] });
-  try {
-    const lines = [];
-    let wake = () => {};
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const parts = out.split('\n');
-      out = parts.pop();
-      lines.push(...parts);
-      wake();
-    });
-    const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${name} exited (${code}): ${lines.join(' ')}`))));
-    const line = async (pattern) => {
-      for (;;) {
-        const found = lines.find((text) => pattern.test(text));
-        if (found) return found;
-        await Promise.race([new Promise((resolve) => (wake = resolve)), exited]);
-      }
-    };
-    await line(/^warm$/);
-    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    child.stdin.write('go\n');
-    await line(/^done$/);
-    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-    const count = readDump(outDir, name);
-    child.stdin.write('go\n');
-    const [, bytes, gcs] = (await line(/^alloc /)).split(' ').map(Number);
-    return { instructions: count.Ir / requests, cycles: cycles(count) / requests, allocated: gcs === 0 ? bytes : undefined };
-  } finally {
-    child.kill('SIGKILL');
-    rmSync(outDir, { recursive: true, force: true });
-  }
-}
 
 /** A redis-server of its own on a free port, for the Redis inbox's receiver (not counted: only the receiver is). */
 async function startRedis(dir) {
@@ -127,7 +87,8 @@ async function measureInbox(name) {
 }
 
 function measure(name) {
-  if (name.startsWith('lambda-')) return measureLambda(name);
+  // As bench/lambda-count.mjs counts them: V8 still optimises ours for its first ~15 000 invocations.
+  if (name.startsWith('lambda-')) return measureLambda(name.slice('lambda-'.length), { warmup: Math.max(warmup, LAMBDA_WARMUP), requests, nodeFlags: ['--predictable'] });
   if (name.startsWith('inbox-')) return measureInbox(name);
   return measureServer(name, { warmup, requests, connections });
 }

@@ -13,7 +13,7 @@ import {
   workFinished,
 } from '../../src/receive/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
-import { kindOf, toRequest, toResult } from './translate.js';
+import { kindOf, toRequest, toResult, type Kind } from './translate.js';
 
 export type {
   AlbEvent,
@@ -78,57 +78,77 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
   }
 
   const settling = new Settling();
-  // Exactly two parameters and async: Node 24 runtimes refuse callback-style handlers.
-  return async (event, context) => {
+  // The result, or a promise of it when the handlers (or a commit) are still running. Not async itself: the
+  // state of an async function lives on the heap, and this one has much of it.
+  const invoke = (event: LambdaHttpEvent, context: LambdaContext | undefined): LambdaHttpResult | Promise<LambdaHttpResult> => {
     const kind = kindOf(event);
     const request = toRequest(event, kind);
     if (path !== undefined && !request.paths.includes(path)) {
       return toResult(event, kind, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Not found.' });
     }
-    const { budget, handleOptions, lastMoment } = timing(context, timeBudgetMs, enqueue);
+    const remaining = context?.getRemainingTimeInMillis?.();
+    const lastMoment = remaining === undefined ? Infinity : Date.now() + remaining - GRACE_MS;
+    const handleOptions = timing(remaining, timeBudgetMs, enqueue);
     // `path`, where given, is the route (telemetry's `http.route`).
     if (path !== undefined) handleOptions.route = path;
     // Handlers (or onError reports of a refused request) run after the response is produced; the function is
     // frozen once it returns, so they must finish first. A body in hand is answered within respond(), whose
     // handlers also start there: when they finished too (synchronous handlers), the result is returned at once,
-    // and the invocation costs no promise but this function's own.
+    // and the invocation costs no promise but the handler's own.
     let sent: WebhookResponse | undefined;
     let later: ((response: WebhookResponse) => void) | undefined;
     webhooks.respond(request, (response) => (later ? later(response) : (sent = response)), handleOptions);
     if (sent && workFinished(sent)) return toResult(event, kind, sent);
-    return new Promise<LambdaHttpResult>((resolve, reject) => {
-      const answer = (response: WebhookResponse) => {
-        try {
-          resolve(toResult(event, kind, response));
-        } catch (cause) {
-          reject(cause);
-        }
-      };
-      // The wait for `done` ends in time for the answer to leave before the invocation does, however late the
-      // response came (a commit that took its whole time, then an onError report).
-      const wait = (response: WebhookResponse) =>
-        settling.after(response.done, Math.min(budget + GRACE_MS, lastMoment - Date.now()), () => answer(response));
-      if (sent) wait(sent);
-      else later = wait;
-    });
+    // The wait for `done` ends in time for the answer to leave before the invocation does, however late the
+    // response came (a commit that took its whole time, then an onError report).
+    const limits = { budget: handleOptions.handlerTimeoutMs as number, lastMoment };
+    return answerOnce(event, kind, settling, sent, limits, (waiting) => (later = waiting));
   };
+  // Exactly two parameters and async: Node 24 runtimes refuse callback-style handlers.
+  return async (event, context) => invoke(event, context);
 }
 
 /**
- * The invocation's time limits. Handlers get the budget; a commit (an inbox's, or `enqueue`'s) is raced against
- * the time left minus the margin, so a hanging queue is answered 503 + Retry-After while Lambda still lets the
- * function answer, instead of a gateway error when Lambda stops it; `lastMoment` is when the answer must go.
+ * The result once the response has come (`sent`, or later through `expect`) and its work has finished, or
+ * the handlers' budget after it came, and never past `lastMoment`. Out of the handler: its closures' variables
+ * would otherwise be allocated on every invocation, answered at once or not.
  */
-function timing(context: LambdaContext | undefined, timeBudgetMs: number, enqueue: LambdaHandlerOptions['enqueue']) {
-  const remaining = context?.getRemainingTimeInMillis?.();
+function answerOnce(
+  event: LambdaHttpEvent,
+  kind: Kind,
+  settling: Settling,
+  sent: WebhookResponse | undefined,
+  { budget, lastMoment }: { budget: number; lastMoment: number },
+  expect: (waiting: (response: WebhookResponse) => void) => void,
+): Promise<LambdaHttpResult> {
+  return new Promise<LambdaHttpResult>((resolve, reject) => {
+    const answer = (response: WebhookResponse) => {
+      try {
+        resolve(toResult(event, kind, response));
+      } catch (cause) {
+        reject(cause);
+      }
+    };
+    const wait = (response: WebhookResponse) =>
+      settling.after(response.done, Math.min(budget + GRACE_MS, lastMoment - Date.now()), () => answer(response));
+    if (sent) wait(sent);
+    else expect(wait);
+  });
+}
+
+/**
+ * The invocation's handle options. Handlers get the budget; a commit (an inbox's, or `enqueue`'s) is raced
+ * against the time left minus the margin, so a hanging queue is answered 503 + Retry-After while Lambda still
+ * lets the function answer, instead of a gateway error when Lambda stops it.
+ */
+function timing(remaining: number | undefined, timeBudgetMs: number, enqueue: LambdaHandlerOptions['enqueue']): HandleOptions {
   const left = remaining === undefined ? Infinity : remaining - SAFETY_MARGIN_MS;
   // At least 1 ms: 0 would mean "no limit" to the receiver.
-  const budget = Math.max(1, Math.min(timeBudgetMs, left));
-  const handleOptions: HandleOptions = { handlerTimeoutMs: budget };
-  if (enqueue) handleOptions.enqueue = enqueue;
-  if (remaining !== undefined) handleOptions.commitTimeoutMs = Math.max(1, left);
-  const lastMoment = remaining === undefined ? Infinity : Date.now() + remaining - GRACE_MS;
-  return { budget, handleOptions, lastMoment };
+  const handlerTimeoutMs = Math.max(1, Math.min(timeBudgetMs, left));
+  // Each shape whole, as one literal: properties added one by one would make a larger object.
+  if (remaining === undefined) return enqueue ? { handlerTimeoutMs, enqueue } : { handlerTimeoutMs };
+  const commitTimeoutMs = Math.max(1, left);
+  return enqueue ? { handlerTimeoutMs, enqueue, commitTimeoutMs } : { handlerTimeoutMs, commitTimeoutMs };
 }
 
 /** How often waiting invocations are checked against their deadlines. */

@@ -41,10 +41,10 @@ export interface LambdaRequest {
 export function toRequest(event: LambdaHttpEvent, kind: Kind): LambdaRequest {
   if (kind === 'v2') {
     const v2 = event as ApiGatewayProxyEventV2;
-    const { stage } = v2.requestContext;
-    const prefix = `/${stage}`;
-    const paths = [v2.rawPath];
-    if (stage !== '$default' && v2.rawPath.startsWith(`${prefix}/`)) paths.push(v2.rawPath.slice(prefix.length));
+    const { rawPath } = v2;
+    const paths = [rawPath];
+    const stagePrefixed = stagePrefixLength(rawPath, v2.requestContext.stage);
+    if (stagePrefixed > 0) paths.push(rawPath.slice(stagePrefixed));
     return {
       method: v2.requestContext.http.method,
       headers: headersOf(v2.headers, undefined),
@@ -60,6 +60,20 @@ export function toRequest(event: LambdaHttpEvent, kind: Kind): LambdaRequest {
     paths: [v1.path],
   };
 }
+
+/**
+ * The length of `/<stage>` when the path starts with `/<stage>/` under a named stage, else 0. Compared in place:
+ * building the prefix string would cost every invocation a concatenation.
+ */
+function stagePrefixLength(rawPath: string, stage: string): number {
+  // A hand-made event may lack the stage: it then reads as its text ("undefined"), as in a template.
+  const name = typeof stage === 'string' ? stage : `${stage as unknown as string}`;
+  const end = name.length + 1;
+  const prefixed = name !== '$default' && rawPath.charCodeAt(0) === SLASH && rawPath.startsWith(name, 1) && rawPath.charCodeAt(end) === SLASH;
+  return prefixed ? end : 0;
+}
+
+const SLASH = 0x2f;
 
 /**
  * The request's headers from the event's maps. `multiValueHeaders` holds every value when present (merged
@@ -108,8 +122,7 @@ export function toResult(
   kind: Kind,
   response: Pick<WebhookResponse, 'status' | 'headers' | 'body'>,
 ): LambdaHttpResult {
-  // There is no connection to close behind a Lambda integration (API Gateway would remap the header).
-  const { connection: _hopByHop, ...headers } = response.headers;
+  const headers = resultHeaders(response.headers);
   if (kind === 'v2') return { statusCode: response.status, headers, body: response.body };
   if (kind === 'v1') return { statusCode: response.status, headers, body: response.body, isBase64Encoded: false };
   const statusDescription = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
@@ -120,4 +133,16 @@ export function toResult(
     return { ...base, multiValueHeaders };
   }
   return { ...base, headers };
+}
+
+/**
+ * The result's own copy of the response headers, less `connection`: there is no connection to close behind a
+ * Lambda integration (API Gateway would remap the header). Copied by a loop: the receiver's shared headers are
+ * frozen, which sends a spread or a rest pattern down V8's slow path, property by property.
+ */
+function resultHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const copy: Record<string, string> = {};
+  // The receiver's headers are plain objects: nothing enumerable is inherited.
+  for (const name in headers) if (name !== 'connection') copy[name] = headers[name] as string;
+  return copy;
 }

@@ -12,7 +12,8 @@ export function nodeHeaders(req: IncomingMessage): HeaderSource {
   let copies = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') copies++;
+    // The usual spellings first: lower-casing makes a new string, on every request.
+    if (name.length === 13 && (name === 'authorization' || name === 'Authorization' || name.toLowerCase() === 'authorization')) copies++;
   }
   return copies > 1 && req.headersDistinct ? req.headersDistinct : req.headers;
 }

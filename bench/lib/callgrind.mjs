@@ -106,3 +106,45 @@ export async function measureServer(name, { warmup, requests, connections, simul
   }
 }
 
+/**
+ * Counts (and JS heap allocated) of one Lambda handler (`bare`, `core` or `ours`) per invocation, through
+ * bench/lambda-count.mjs's handshake. `keep`: a directory to leave the callgrind dump in (for callgrind_annotate).
+ */
+export async function measureLambda(name, { warmup, requests, nodeFlags = [], keep }) {
+  const outDir = keep ?? mkdtempSync(join(tmpdir(), 'bench-instructions-'));
+  const script = join(benchDir, 'lambda-count.mjs');
+  const node = [process.execPath, ...nodeFlags, '--max-semi-space-size=256', '--expose-gc', script, name, String(warmup), String(requests)];
+  const child = spawn('valgrind', [...callgrindArgs(true), `--callgrind-out-file=${join(outDir, 'callgrind.%p')}`, ...node], { stdio: ['pipe', 'pipe', 'pipe'] });
+  try {
+    const lines = [];
+    let wake = () => {};
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const parts = out.split('\n');
+      out = parts.pop();
+      lines.push(...parts);
+      wake();
+    });
+    const exited = new Promise((_, reject) => child.once('exit', (code) => reject(new Error(`${name} exited (${code}): ${lines.join(' ')}`))));
+    const line = async (pattern) => {
+      for (;;) {
+        const found = lines.find((text) => pattern.test(text));
+        if (found) return found;
+        await Promise.race([new Promise((resolve) => (wake = resolve)), exited]);
+      }
+    };
+    await line(/^warm$/);
+    execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+    child.stdin.write('go\n');
+    await line(/^done$/);
+    execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+    const count = readDump(outDir, name);
+    child.stdin.write('go\n');
+    const [, bytes, gcs] = (await line(/^alloc /)).split(' ').map(Number);
+    return { instructions: count.Ir / requests, cycles: cycles(count) / requests, allocated: gcs === 0 ? bytes : undefined };
+  } finally {
+    child.kill('SIGKILL');
+    if (!keep) rmSync(outDir, { recursive: true, force: true });
+  }
+}

@@ -52,6 +52,7 @@ export class Listener {
     this.#waiters.add(wake);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: removed in `finally` however the wait ends.
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await Promise.race([woken, pause(ms, controller.signal)]);
@@ -80,24 +81,22 @@ export class Listener {
 
   async #connect(): Promise<void> {
     const client = this.#newClient();
-    client.on('error', () => this.#lost(client));
+    // A lost connection's 'error' is followed by its 'end', which handles the loss; without a listener, an
+    // 'error' event would end the process.
+    client.on('error', () => undefined);
     client.on('end', () => this.#lost(client));
-    client.on('notification', (message) => {
-      if (message.channel === this.#channel) this.#notified(Number(message.payload) || 1);
-    });
+    // The connection LISTENs to this channel only: every notification it gets is the inbox's.
+    client.on('notification', (message) => this.#notified(Number(message.payload) || 1));
     try {
       await client.connect();
       await client.query(`LISTEN "${this.#channel}"`);
     } catch {
-      client.removeAllListeners('end');
+      // Its 'error' and 'end' events find it is not the listening client (#lost): nothing else to undo.
       client.end().catch(() => undefined);
       this.#scheduleReconnect();
       return;
     }
-    if (this.#closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
+    // Closed meanwhile: close() awaits this connection (#connecting), then ends it.
     this.#client = client;
     this.#failures = 0;
     // Anything committed while no connection listened was not heard: everyone looks again.
@@ -111,8 +110,8 @@ export class Listener {
     this.#scheduleReconnect();
   }
 
+  /** Once closed, the retry finds nothing to do (start()). */
   #scheduleReconnect(): void {
-    if (this.#closed) return;
     this.#failures += 1;
     const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** (this.#failures - 1));
     clearTimeout(this.#retryTimer);

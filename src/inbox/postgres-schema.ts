@@ -47,11 +47,9 @@ CREATE INDEX IF NOT EXISTS inbox_state_due ON ${s}.inbox (state, due);`,
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
-/** The schema name, checked (it is written into SQL) and quoted. */
+/** The schema name, checked (it is written into SQL) and quoted: a plain name of at most 63 characters. */
 export function quotedSchema(schema: string): string {
-  if (typeof schema !== 'string' || !NAME.test(schema)) {
+  if (typeof schema !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
     throw new TypeError(`postgresInbox: \`schema\` must be a plain SQL name (letters, digits, _), not ${JSON.stringify(schema)}.`);
   }
   return `"${schema}"`;
@@ -98,7 +96,8 @@ async function versionIn(client: MigrationClient, schema: string): Promise<numbe
   const table = `${quotedSchema(schema)}.schema_version`;
   const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [table]);
   if (!rows[0]?.present) return 0;
-  return (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${table}`)).rows[0]?.version ?? 0;
+  // max() answers one row, NULL on an empty table.
+  return (await client.query<{ version: number | null }>(`SELECT max(version) AS version FROM ${table}`)).rows[0]!.version ?? 0;
 }
 
 /**

@@ -4,23 +4,21 @@
  * prefix shares one queue and one duplicate window.
  *
  * How a put decides "stored" or "duplicate" without ever losing an event (BullMQ's `add` does not say
- * whether a job id was new): the puts go to Redis together as one MULTI (those of one turn, or all that arrived
- * while the MULTIs in flight, two at most, waited), which Redis runs with no other client's command in between
- * and which its AOF keeps whole or not at all:
- * 1. a script reads, for every key, whether it is known: its job exists (pending, running or dead), or its
- *    marker does (kept for `windowMs`, 24 h by default, after the job finished and was removed). For a key
- *    known by its marker alone it writes a stand-in at the job's key, so that the add which follows adds
- *    nothing (BullMQ ignores an add whose job id exists);
- * 2. the jobs are added, their ids derived from the keys;
- * 3. a script deletes the stand-ins and marks every key whose job exists, for `windowMs`.
- * A known key is a duplicate; any other is stored by the add that follows in the same MULTI. So a `200` only
- * ever follows an EXEC that stored the event (or found it stored), whichever receiver sent it; a crash before
- * EXEC stores nothing and answers nothing; a lost EXEC reply is a 503, and the platform's retry finds the key
- * known. An add that fails (a script error, which Redis does not roll back) leaves no job, so no marker: it is
- * rejected, and its retry is stored.
- * One round trip per batch: the previous design (mark pending, then add and mark stored) took two. Receiver
- * CPU per put went mostly to ioredis pipelines (each copies BullMQ's ~64 scripts onto itself) and BullMQ's
- * `addBulk`: one pipeline a batch, and `Job#addJob`.
+ * whether a job id was new): the puts go to Redis together as one script call, PUT_BATCH (those of one turn, or
+ * all that arrived while the calls in flight, two at most, waited), which Redis runs with no other client's
+ * command in between and which its AOF keeps whole or not at all. For every key, the script:
+ * 1. reads whether it is known: its job exists (pending, running or dead), or its marker does (kept for
+ *    `windowMs`, 24 h by default, after the job finished and was removed). A known key is a duplicate;
+ * 2. for a key not known, adds the job, its id derived from the key, by BullMQ's own add script (the one
+ *    `Queue#add` runs), which PUT_BATCH holds as a function;
+ * 3. marks the key for `windowMs` when its job exists.
+ * So a `200` only ever follows a script that stored the event (or found it stored), whichever receiver sent it;
+ * a crash before the call stores nothing and answers nothing; a lost reply is a 503, and the platform's retry
+ * finds the key known. An add that fails (an error inside BullMQ's script, caught per key) leaves no job, so no
+ * marker: it is rejected, and its retry is stored.
+ * One round trip and one command per batch. Receiver CPU per put went mostly to building one MULTI of
+ * commands per put (a BullMQ `Job`, its options packed with msgpack, an ioredis command and promise for each);
+ * one call with plain string arguments costs the receiver about half as much (bench/redis-putcost.mjs).
  *
  * Finished jobs are removed at once (their bodies would fill a `noeviction` Redis: 24 h at 100 events/s is
  * 8.6 million bodies); the marker alone remembers the key, about 100 bytes each (see README "Redis").
@@ -59,13 +57,12 @@ import {
 import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
 
 // Loaded as this module is: without them, importing chat-webhooks/redis says which to install.
-const [{ Job, Queue, Worker }, { Redis }] = requirePeers('chat-webhooks/redis', ['bullmq', 'ioredis']) as [typeof BullMQ, typeof IORedis];
+const [{ Queue, Worker }, { Redis }] = requirePeers('chat-webhooks/redis', ['bullmq', 'ioredis']) as [typeof BullMQ, typeof IORedis];
 type Job<T> = BullMQ.Job<T>;
 type Queue<T> = BullMQ.Queue<T>;
 type Worker<T> = BullMQ.Worker<T>;
 type Redis = IORedis.Redis;
 type RedisOptions = IORedis.RedisOptions;
-type RedisClient = BullMQ.RedisClient;
 
 /**
  * An ioredis client, as far as these declarations need to say: they compile without ioredis installed
@@ -107,14 +104,14 @@ export interface RedisInboxOptions {
 const QUEUE = 'inbox';
 const RECENT_DONE = 1000;
 /**
- * Two MULTIs in flight at most: while Redis runs one, the next fills with the puts arriving meanwhile. With one,
+ * Two batches in flight at most: while Redis runs one, the next fills with the puts arriving meanwhile. With one,
  * the receiver and Redis took turns, each idle while the other worked: 64 connections made one batch, answered
  * together, then sent together again. Receive-only, side by side with the memory inbox on 2 cores
  * (bench/inboxes.mjs, 3 rounds): 0.41× with one, 0.50–0.51× with two, 0.52× with four.
  */
 const MAX_IN_FLIGHT = 2;
 /**
- * The bodies one MULTI carries at most (at least one put). A MULTI sent is ioredis's until Redis answers: while
+ * The bodies one batch carries at most (at least one put). A batch sent is ioredis's until Redis answers: while
  * Redis stalls, the puts beyond the two in flight wait here, where they are dropped once their caller gives up.
  */
 const MAX_BATCH_BYTES = 1024 * 1024;
@@ -124,37 +121,67 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** While puts wait (Redis slow, or not yet connected), how often those whose caller gave up are dropped. */
 const SWEEP_MS = 250;
 
-/** A field no BullMQ job has: the job hash holding it is a stand-in of KNOWN_KEYS. */
-const STAND_IN = 'chatWebhooksStandIn';
+/** BullMQ's add script for a job with no delay, priority or parent: its Lua (`content`) and how many KEYS it takes. */
+interface BullScript {
+  name: string;
+  content: string;
+  keys: number;
+}
 
-/** Step 1: KEYS are marker, job key pairs; 1 for a known key. */
-const KNOWN_KEYS = {
-  name: 'chatWebhooksKnownKeys',
-  lua: `local known = {}
-for i = 1, #KEYS, 2 do
-  if redis.call('EXISTS', KEYS[i + 1]) == 1 then
-    known[#known + 1] = 1
-  elseif redis.call('EXISTS', KEYS[i]) == 1 then
-    redis.call('HSET', KEYS[i + 1], '${STAND_IN}', 1)
-    known[#known + 1] = 1
+/** BullMQ's own add script, loaded with BullMQ (`bullmq/dist/cjs/scripts`, where BullMQ 6 keeps its Lua). */
+function bullAddScript(): BullScript {
+  let scripts: Record<string, BullScript> | undefined;
+  try {
+    [scripts] = requirePeers('chat-webhooks/redis', ['bullmq/dist/cjs/scripts/index.js']) as [Record<string, BullScript>];
+  } catch {
+    // Below: the same error whatever failed.
+  }
+  const found = Object.values(scripts ?? {}).find((script) => script?.name === 'addStandardJob');
+  if (!found) throw new Error('chat-webhooks/redis needs bullmq 6 (its addStandardJob script was not found): npm install bullmq@6');
+  return found;
+}
+
+const ADD_JOB = bullAddScript();
+
+/**
+ * Steps 1 to 3 of the top of this file for every put of a batch. KEYS: BullMQ's add script's own (ADD_JOB.keys
+ * of them), then a marker, job key pair per put. ARGV: the window, the job key prefix, the time added, then a job
+ * id, name and data (JSON) per put. Replies, per put: 1 known, 0 stored, or the add's error message. The job's
+ * arguments and options are packed as BullMQ's `Job#addJob` packs them: `{ jobId, removeOnComplete: true,
+ * removeOnFail: false, attempts: 1 }`, no parent, no delay, no priority.
+ */
+const PUT_BATCH = {
+  name: 'chatWebhooksPutBatch',
+  lua: `local function addJob(KEYS, ARGV)
+${ADD_JOB.content}
+end
+local queueKeys = {}
+for i = 1, ${ADD_JOB.keys} do queueKeys[i] = KEYS[i] end
+local replies = {}
+for put = 1, (#KEYS - ${ADD_JOB.keys}) / 2 do
+  local marker, job = KEYS[${ADD_JOB.keys} + put * 2 - 1], KEYS[${ADD_JOB.keys} + put * 2]
+  local id, name, data = ARGV[put * 3 + 1], ARGV[put * 3 + 2], ARGV[put * 3 + 3]
+  if redis.call('EXISTS', job) == 1 then
+    redis.call('SET', marker, 'stored', 'PX', ARGV[1])
+    replies[put] = 1
+  elseif redis.call('EXISTS', marker) == 1 then
+    replies[put] = 1
   else
-    known[#known + 1] = 0
+    local args = cmsgpack.pack({ARGV[2], id, name, tonumber(ARGV[3])})
+    -- A map of four, its entries in Job#addJob's order (as msgpack writes them), so the stored options read the same.
+    local opts = '\\132' .. cmsgpack.pack('attempts', 1, 'jobId', id, 'removeOnComplete', true, 'removeOnFail', false)
+    local added, failure = pcall(addJob, queueKeys, {args, data, opts})
+    local exists = redis.call('EXISTS', job) == 1
+    -- A job that exists is marked even when its add failed midway: a repeat is then a duplicate of it.
+    if exists then redis.call('SET', marker, 'stored', 'PX', ARGV[1]) end
+    if not added then
+      replies[put] = type(failure) == 'table' and tostring(failure.err) or tostring(failure)
+    else
+      replies[put] = exists and 0 or 'no job was added'
+    end
   end
 end
-return known`,
-};
-
-/** Step 3: KEYS as for KNOWN_KEYS, ARGV[1] the window. */
-const MARK_STORED = {
-  name: 'chatWebhooksMarkStored',
-  lua: `for i = 1, #KEYS, 2 do
-  if redis.call('HEXISTS', KEYS[i + 1], '${STAND_IN}') == 1 then
-    redis.call('DEL', KEYS[i + 1])
-  elseif redis.call('EXISTS', KEYS[i + 1]) == 1 then
-    redis.call('SET', KEYS[i], 'stored', 'PX', ARGV[1])
-  end
-end
-return 0`,
+return replies`,
 };
 
 /**
@@ -186,6 +213,13 @@ interface JobData {
   traceparent?: string;
 }
 
+/** The job's data as BullMQ stores it (`Job#asJSON`): JSON of JobData, without `event`. */
+function jobDataOf({ key, trigger, rawBody, receivedAt, traceparent }: InboxEntry): string {
+  const data: JobData = { key, trigger, rawBody, receivedAt };
+  if (traceparent) data.traceparent = traceparent;
+  return JSON.stringify(data);
+}
+
 /** The stored event; `event` is read from jobs that an earlier version stored with it. */
 function eventOf(data: JobData): InboxClaim['event'] {
   return data.event !== undefined ? (data.event as InboxClaim['event']) : eventOfBody(data.rawBody);
@@ -205,7 +239,6 @@ type Put = { entry: InboxEntry; signal: AbortSignal | undefined; resolve: (resul
 type Reach = 'connecting' | 'up' | 'down';
 /** The puts of one key in one turn: the first is sent, the others are its duplicates. */
 type KeyPuts = { hash: string; puts: Put[] };
-type RedisTransaction = ReturnType<RedisClient['pipeline']> & { multi(): unknown };
 
 /** The key's hash: BullMQ ids must not be bare numbers nor contain `:`, and keys can be long. */
 const hashOf = (key: string): string => sha256Base64(key);
@@ -261,12 +294,12 @@ class RedisInbox implements Inbox {
   #claiming: Promise<unknown> = Promise.resolve();
   /** Set when a fetch found no job; a put of this process or a successful fetch clears it. */
   #drained = false;
-  /** New puts, for the next MULTI. */
+  /** New puts, for the next batch. */
   #batch: Put[] = [];
   #scheduled = false;
   #inFlight = 0;
-  /** BullMQ's view of the connection: its pipelines can add jobs (Job#addJob). */
-  readonly #client: Promise<RedisClient>;
+  /** PUT_BATCH's first KEYS: those of BullMQ's add script (the queue's lists, counters and events). */
+  readonly #queueKeys: string[];
   #doneRecords: string[] = [];
   #doneWrite: Promise<unknown> | undefined;
   #closed = false;
@@ -281,11 +314,12 @@ class RedisInbox implements Inbox {
     this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
     this.#pollMs = options.pollMs ?? 50;
     this.#queue = new Queue<JobData>(QUEUE, { connection: redis, prefix: this.#prefix });
-    // Without numberOfKeys, the first argument says how many keys follow: a turn marks any number.
-    for (const { name, lua } of [KNOWN_KEYS, MARK_STORED]) redis.defineCommand(name, { lua });
+    // Without numberOfKeys, the first argument says how many keys follow: a batch has any number of puts.
+    redis.defineCommand(PUT_BATCH.name, { lua: PUT_BATCH.lua });
     redis.defineCommand(RETRY_DEAD.name, { lua: RETRY_DEAD.lua, numberOfKeys: 4 });
-    this.#client = this.#queue.getBackend().client;
-    this.#client.catch(() => undefined);
+    const { job } = this.#keys();
+    this.#queueKeys = ['wait', 'paused', 'meta', 'id', 'completed', 'delayed', 'active', 'events', 'marker'].map(job);
+    if (this.#queueKeys.length !== ADD_JOB.keys) throw new Error(`chat-webhooks/redis: this bullmq's add script takes ${ADD_JOB.keys} keys, not 9.`);
     // Without a listener BullMQ prints every connection error with its stack on the console; the commands
     // that fail reject, and that is where an error is reported.
     this.#queue.on('error', () => undefined);
@@ -552,9 +586,9 @@ class RedisInbox implements Inbox {
   }
 
   /**
-   * Sends the waiting puts as MULTIs of MAX_BATCH_BYTES at most while fewer than MAX_IN_FLIGHT are in flight
+   * Sends the waiting puts as batches of MAX_BATCH_BYTES at most while fewer than MAX_IN_FLIGHT are in flight
    * (the first to end sends the rest) and Redis is reachable. What waits can be dropped when its caller gives
-   * up; what was sent is ioredis's until Redis answers, so a stalled Redis holds two MULTIs' bodies at most.
+   * up; what was sent is ioredis's until Redis answers, so a stalled Redis holds two batches' bodies at most.
    */
   #sendBatch(): void {
     this.#scheduled = false;
@@ -574,7 +608,7 @@ class RedisInbox implements Inbox {
     if (this.#batch.length > 0) this.#sweepWhileWaiting();
   }
 
-  /** The next MULTI's puts, oldest first, up to MAX_BATCH_BYTES of bodies (one at least); puts given up on are dropped. */
+  /** The next batch's puts, oldest first, up to MAX_BATCH_BYTES of bodies (one at least); puts given up on are dropped. */
   #takeBatch(): Put[] {
     let bytes = 0;
     let taken = 0;
@@ -593,7 +627,7 @@ class RedisInbox implements Inbox {
     return puts;
   }
 
-  /** A batch's puts in one MULTI: which keys are known, the adds, the marks (see the top of this file). */
+  /** A batch's puts in one PUT_BATCH call: which keys are known, the adds, the marks (see the top of this file). */
   async #flush(puts: Put[]): Promise<void> {
     const byKey = new Map<string, KeyPuts>();
     for (const put of puts) {
@@ -603,36 +637,22 @@ class RedisInbox implements Inbox {
     }
     const keys = [...byKey.values()];
     const { marker, job } = this.#keys();
-    const pairs = keys.flatMap(({ hash }) => [marker(hash), job(jobIdOf(hash))]);
-    const pipeline = (await this.#client).pipeline() as RedisTransaction;
-    pipeline.multi();
-    pipeline.runCommand(KNOWN_KEYS.name, [pairs.length, ...pairs]);
-    for (const { puts: [first], hash } of keys) void this.#jobOf(first!.entry, hash).addJob(pipeline);
-    pipeline.runCommand(MARK_STORED.name, [pairs.length, ...pairs, this.#windowMs]);
-    // Inside a pipeline, ioredis's exec() closes the MULTI (queues EXEC); the pipeline's own exec() sends it all.
-    void pipeline.exec();
-    const replies = (await pipeline.exec()) ?? [];
-    // The replies: OK, one QUEUED per command, then EXEC's: the commands' own replies, errors as values.
-    const [execError, results] = replies[keys.length + 3] ?? [new Error('no reply')];
-    if (execError || !Array.isArray(results)) throw execError ?? new Error('no reply');
-    const [known, ...rest] = results as unknown[];
-    const marked = rest.pop();
-    // Without the marks, a late repeat could be stored again: a 503 now, and the platform's retry is a duplicate.
-    if (!Array.isArray(known) || marked instanceof Error) throw [known, marked].find((r) => r instanceof Error) ?? new Error('no reply');
+    const keyArgs = [...this.#queueKeys];
+    const argv: (string | number)[] = [this.#windowMs, job(''), Date.now()];
+    for (const { hash, puts: [first] } of keys) {
+      const jobId = jobIdOf(hash);
+      keyArgs.push(marker(hash), job(jobId));
+      argv.push(jobId, first!.entry.trigger, jobDataOf(first!.entry));
+    }
+    const putBatch = (this.#redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[PUT_BATCH.name]!;
+    const replies = await putBatch.call(this.#redis, keyArgs.length, ...keyArgs, ...argv);
+    if (!Array.isArray(replies)) throw new Error('no reply');
     keys.forEach(({ puts: same }, index) => {
-      const added = rest[index];
-      if (known[index] === 1) settle(same, 'duplicate');
-      else if (added === undefined || added instanceof Error) for (const put of same) put.reject(added ?? new Error('no reply'));
-      else settle(same, 'stored');
+      const reply: unknown = replies[index];
+      if (reply === 1) settle(same, 'duplicate');
+      else if (reply === 0) settle(same, 'stored');
+      else for (const put of same) put.reject(new Error(`Redis did not add the job: ${String(reply ?? 'no reply')}`));
     });
-  }
-
-  #jobOf(entry: InboxEntry, hash: string): Job<JobData> {
-    const { key, trigger, rawBody, receivedAt, traceparent } = entry;
-    const opts = { jobId: jobIdOf(hash), removeOnComplete: true, removeOnFail: false, attempts: 1 };
-    const data: JobData = { key, trigger, rawBody, receivedAt };
-    if (traceparent) data.traceparent = traceparent;
-    return new Job<JobData>(this.#queue, trigger, data, opts, opts.jobId);
   }
 
   #workerFor(leaseMs: number): Worker<JobData> {

@@ -139,6 +139,7 @@ interface Row {
 const inMemory = (path: string): boolean => path === ':memory:';
 
 function openDatabase(path: string): Database {
+  // Stryker disable next-line ConditionalExpression: making the folder of ':memory:' (".", which exists) does nothing
   if (!inMemory(path)) mkdirSync(dirname(path), { recursive: true });
   return prepareDatabase(new Database(path, { timeout: BUSY_TIMEOUT_MS }));
 }
@@ -155,6 +156,7 @@ function prepareDatabase(db: Database): Database {
 /** Files written before telemetry lack the column; another process opening the same file may add it first. */
 function addTraceparentColumn(db: Database): void {
   const hasIt = () => (db.pragma('table_info(inbox)') as { name: string }[]).some((column) => column.name === 'traceparent');
+  // Stryker disable next-line ConditionalExpression: without the look first, the ALTER fails and the catch finds the column
   if (hasIt()) return;
   try {
     db.exec('ALTER TABLE inbox ADD COLUMN traceparent TEXT');
@@ -325,6 +327,7 @@ class SqliteInbox implements Inbox {
       const changes = this.#sql.put.run(key, trigger, receivedAt, receivedAt, rawBody, traceparent ?? null, Date.now()).changes;
       return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
     }).then((result) => {
+      // Stryker disable next-line ConditionalExpression: a worker woken by a duplicate finds nothing due and waits again
       if (result === 'stored') this.#wakeOne();
       return result;
     });
@@ -340,6 +343,7 @@ class SqliteInbox implements Inbox {
         if (claim) return claim;
       }
       const left = deadline - Date.now();
+      // Stryker disable next-line EqualityOperator: at 0 left, the pause of 0 ms ends at once and the next round stops
       if (left <= 0 || signal?.aborted) return undefined;
       await new Promise<void>((resolve) => {
         const done = () => {
@@ -404,6 +408,7 @@ class SqliteInbox implements Inbox {
     if (keys) count = await this.#write(() => keys.reduce((n, key) => n + revive.run(now, key).changes, 0));
     else {
       const dead = deadCount.get() as number;
+      // Stryker disable next-line EqualityOperator: one batch more revives nothing, and the loop stops on it
       while (count < dead) {
         const revived = await this.#write(() => reviveSome.run(now).changes);
         if (revived === 0) break;

@@ -6,11 +6,12 @@
 import type { InboxClaim } from './port.js';
 
 /**
- * Whether text can be an envelope's JSON: it starts with `{` (after a byte order mark or blanks). A body
- * parser's value that could not be serialized has only a placeholder text, which would not parse back.
+ * Whether text can be an envelope's JSON: it starts with `{` (after a byte order mark or blanks: `\s` takes
+ * U+FEFF too). A body parser's value that could not be serialized has only a placeholder text, which would not
+ * parse back.
  */
 export function isStorableBody(rawBody: string): boolean {
-  return /^\ufeff?\s*\{/.test(rawBody);
+  return /^\s*\{/.test(rawBody);
 }
 
 /** The error a put rejects with for a body `isStorableBody` refused. */

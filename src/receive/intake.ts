@@ -87,6 +87,15 @@ export class Intake {
       return this.answers.unreadable(cause);
     }
     if (!(reading instanceof BodyArrival) && !isThenable(reading)) return this.#answer(reading, options, apps);
+    this.#whenArrived(reading as Reading, options, send, start, apps);
+    return undefined;
+  }
+
+  /**
+   * Answers a body still arriving once it is in. A method of its own: the closures' variables would otherwise
+   * be allocated on every call of `take`, bodies in memory included.
+   */
+  #whenArrived(reading: Reading, options: HandleOptions, send: (response: WebhookResponse) => void, start: StartWork, apps?: AppBinding): void {
     // Callbacks, not a promise chain: every promise on this path costs each request.
     const arrived = (arrival: Arrival): void => {
       let answer: Answer;
@@ -98,9 +107,8 @@ export class Intake {
       this.answers.deliver(answer, send, start);
     };
     const unreadable = (cause: unknown): void => this.answers.deliver(this.answers.unreadable(cause), send, start);
-    if (this.#deadlines) this.#deadlines.watch(reading as Reading, arrived, unreadable);
-    else whenRead(reading as Reading, arrived, unreadable);
-    return undefined;
+    if (this.#deadlines) this.#deadlines.watch(reading, arrived, unreadable);
+    else whenRead(reading, arrived, unreadable);
   }
 
   /** Answers a body that is in memory. */

@@ -92,7 +92,7 @@ describe('an outage of the store keeps nothing for the requests answered 503', (
     expect(back).toEqual({ status: 200 });
   }, 90_000);
 
-  it(`Redis paused (connected, answering nothing): 300 deliveries of 100 KB retain < ${RETAINED_LIMIT_MB} MB (two MULTIs in flight at most)`, async () => {
+  it(`Redis paused (connected, answering nothing): 300 deliveries of 100 KB retain < ${RETAINED_LIMIT_MB} MB (two batches in flight at most)`, async () => {
     const admin = new Redis(redis.url);
     // Long enough for every delivery's commit timeout (2 s) to pass. CLIENT UNPAUSE would wait for the pause
     // too (Redis 7.0), so the pause runs out instead.

@@ -1,9 +1,11 @@
 /**
- * The Redis inbox's put protocol (top of src/inbox/redis.ts): one MULTI per batch reads which keys are known,
- * adds the jobs and marks stored the keys whose job exists. These tests break the adds inside the MULTI, lose
- * its reply, and repeat a key after its job was removed, and check that nothing is answered stored, or left
- * marked stored, without its job, and that no repeat adds a job.
+ * The Redis inbox's put protocol (top of src/inbox/redis.ts): one script call per batch reads which keys are
+ * known, adds the jobs by BullMQ's own add script and marks stored the keys whose job exists. These tests break
+ * the adds inside the batch, lose its reply, and repeat a key after its job was removed, and check that nothing
+ * is answered stored, or left marked stored, without its job, and that no repeat adds a job; and that a job is
+ * stored as BullMQ's `Queue#add` stores it (as this inbox added jobs before), so either kind is claimed.
  */
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { InboxEntry } from '../../src/inbox/port.js';
@@ -54,13 +56,13 @@ describe('redisInbox put', () => {
     }
   });
 
-  it('an add that fails inside the MULTI is rejected and leaves neither job nor mark: its retry is stored', async () => {
+  it('an add that fails inside the batch is rejected and leaves neither job nor mark: its retry is stored', async () => {
     const prefix = `f-${++serial}`;
     const inbox = redisInbox({ url: redis.server.url, prefix });
     try {
       expect(await inbox.put(entry())).toBe('stored');
       // BullMQ's add script starts with INCR of the queue's id key: a value that is not a number fails the add
-      // (a script error inside the MULTI, which Redis does not roll back) and leaves no job.
+      // (an error inside the batch's script, caught for that put) and leaves no job.
       await redis.client.set(`${prefix}:inbox:id`, 'not a number');
       const failed = entry();
       const [lost, alsoLost] = await Promise.allSettled([inbox.put(failed), inbox.put(failed)]);
@@ -97,31 +99,51 @@ describe('redisInbox put', () => {
     }
   });
 
-  it('a MULTI that ran but whose reply was lost is rejected, and its stored key stays stored: the retry is a duplicate', async () => {
+  it('stores a job as BullMQ\'s Queue#add does, and claims jobs added that way (as earlier versions added them)', async () => {
+    const prefix = `q-${++serial}`;
+    const inbox = redisInbox({ url: redis.server.url, prefix, pollMs: 10 });
+    const queue = new Queue('inbox', { connection: { url: redis.server.url }, prefix });
+    try {
+      const [ours, theirs] = [entry(), entry()];
+      ours.traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      expect(await inbox.put(ours)).toBe('stored');
+      const { key, trigger, rawBody, receivedAt } = theirs;
+      const jobId = `k_${sha256Base64(theirs.key)}`;
+      await queue.add(trigger, { key, trigger, rawBody, receivedAt }, { jobId, removeOnComplete: true, removeOnFail: false, attempts: 1 });
+
+      const stored = await redis.client.hgetall(jobKeyOf(prefix, ours.key));
+      const added = await redis.client.hgetall(jobKeyOf(prefix, theirs.key));
+      const { key: k, trigger: t, rawBody: b, receivedAt: r, traceparent } = ours;
+      expect(JSON.parse(stored.data!)).toEqual({ key: k, trigger: t, rawBody: b, receivedAt: r, traceparent });
+      expect(JSON.parse(stored.opts!)).toEqual({ ...JSON.parse(added.opts!), jobId: `k_${sha256Base64(ours.key)}` });
+      expect({ ...stored, data: 0, opts: 0, timestamp: 0 }).toEqual({ ...added, data: 0, opts: 0, timestamp: 0 });
+      expect(Object.keys(stored).sort()).toEqual(Object.keys(added).sort());
+      expect(Number(stored.timestamp)).toBeGreaterThan(Date.now() - 60_000);
+
+      const claims = [await inbox.claim({ leaseMs: 5000, waitMs: 1000 }), await inbox.claim({ leaseMs: 5000, waitMs: 1000 })];
+      expect(claims.map((claim) => claim?.key).sort()).toEqual([ours.key, theirs.key].sort());
+      expect(claims.find((claim) => claim?.key === ours.key)).toMatchObject({ rawBody: ours.rawBody, traceparent: ours.traceparent, attempt: 1 });
+      expect(claims.find((claim) => claim?.key === theirs.key)).toMatchObject({ rawBody: theirs.rawBody, trigger: 'message_sent', attempt: 1 });
+      expect(await inbox.put(theirs)).toBe('duplicate');
+    } finally {
+      await queue.close();
+      await inbox.close();
+    }
+  });
+
+  it('a batch that ran but whose reply was lost is rejected, and its stored key stays stored: the retry is a duplicate', async () => {
     const prefix = `l-${++serial}`;
     await onOwnConnection(prefix, async (connection, inbox) => {
-      // The pipeline holding the MULTI reaches Redis and runs; its caller hears of a lost connection instead.
-      const pipeline = connection.pipeline.bind(connection);
-      connection.pipeline = ((...args: Parameters<typeof pipeline>) => {
-        const real = pipeline(...args) as ReturnType<typeof pipeline> & { multi(...multiArgs: unknown[]): unknown };
-        const { exec, multi } = real;
-        let execs = 0;
-        let transaction = false;
-        real.multi = (...multiArgs: unknown[]) => {
-          transaction = true;
-          return multi.apply(real, multiArgs);
-        };
-        // Inside a transaction the first exec() only queues EXEC; the second sends the pipeline.
-        real.exec = ((...execArgs: Parameters<typeof exec>) => {
-          const sent = exec.apply(real, execArgs);
-          if (!transaction || ++execs !== 2) return sent;
-          return sent.then(() => Promise.reject(new Error('Connection is closed.')));
-        }) as typeof exec;
-        return real;
-      }) as typeof pipeline;
       const first = entry();
+      // The script call holding the put reaches Redis and runs; its caller hears of a lost connection instead.
+      const sendCommand = connection.sendCommand.bind(connection);
+      connection.sendCommand = ((...args: Parameters<typeof sendCommand>) => {
+        const sent = sendCommand(...args);
+        if (!args[0].args.includes(jobKeyOf(prefix, first.key))) return sent;
+        return (sent as Promise<unknown>).then(() => Promise.reject(new Error('Connection is closed.')));
+      }) as typeof sendCommand;
       await expect(inbox.put(first)).rejects.toThrow('Connection is closed.');
-      connection.pipeline = pipeline;
+      connection.sendCommand = sendCommand;
       expect(await redis.client.exists(jobKeyOf(prefix, first.key))).toBe(1);
       expect(await redis.client.get(markerOf(prefix, first.key))).toBe('stored');
       expect(await inbox.put(first)).toBe('duplicate');
@@ -129,24 +151,28 @@ describe('redisInbox put', () => {
     });
   });
 
-  it('keeps two MULTIs in flight at most: puts made while two are in flight go together in the next', async () => {
+  it('keeps two batches in flight at most: puts made while two are in flight go together in the next', async () => {
     const prefix = `b-${++serial}`;
     await onOwnConnection(prefix, async (connection, inbox) => {
-      await inbox.put(entry()); // BullMQ loads its scripts on the first use; count from here.
-      const execs = async () => Number(/cmdstat_exec:calls=(\d+)/.exec(await connection.info('commandstats'))?.[1] ?? 0);
+      await inbox.put(entry()); // The batch script is loaded on the first use; count from here.
+      const calls = (stats: string, command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      const execs = async () => {
+        const stats = await connection.info('commandstats');
+        return calls(stats, 'evalsha') + calls(stats, 'eval');
+      };
       const before = await execs();
-      // Redis holds every write (EXEC among them) for 300 ms: the MULTIs sent meanwhile wait for their replies.
+      // Redis holds every write (scripts among them) for 300 ms: the batches sent meanwhile wait for their replies.
       await redis.client.call('CLIENT', 'PAUSE', '300', 'WRITE');
       const first = inbox.put(entry());
-      // Puts over the next turns: the first of them go in a second MULTI, the others wait for a MULTI to end.
+      // Puts over the next turns: the first of them go in a second batch, the others wait for a batch to end.
       const later: Promise<unknown>[] = [];
       for (let turn = 0; turn < 5; turn += 1) {
         await new Promise((resolve) => setImmediate(resolve));
         later.push(inbox.put(entry()), inbox.put(entry()));
       }
       expect(await Promise.all([first, ...later])).toEqual(Array.from({ length: 11 }, () => 'stored'));
-      // One EXEC for the first put, one for the next turn's two, one for the eight after them (six if each turn
-      // sent its own, two with one MULTI in flight at a time).
+      // One script call for the first put, one for the next turn's two, one for the eight after them (six if each
+      // turn sent its own, two with one batch in flight at a time).
       expect((await execs()) - before).toBe(3);
     });
   });

@@ -3,7 +3,7 @@
  * thread pool, src/inbox/file-sync.ts), and checkpoints run in a worker thread (src/inbox/checkpointer.ts).
  * `fsync` is held back by a gate around node:fs's own, so that a test can see what waits for it.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,6 +17,7 @@ const gate = vi.hoisted(() => ({
   held: false,
   failWith: undefined as string | undefined,
   waiting: [] as { fd: number; callback: Callback }[],
+  syncedSync: [] as string[],
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
@@ -26,7 +27,12 @@ vi.mock('node:fs', async (importOriginal) => {
     if (gate.held) return void gate.waiting.push({ fd, callback });
     real.fsync(fd, callback);
   };
-  return { ...real, fsync, default: { ...real, fsync } };
+  // Records which file each synchronous flush was for (the folder's, once, at the opening).
+  const fsyncSync = (fd: number) => {
+    gate.syncedSync.push(real.readlinkSync(`/proc/self/fd/${fd}`));
+    real.fsyncSync(fd);
+  };
+  return { ...real, fsync, fsyncSync, default: { ...real, fsync, fsyncSync } };
 });
 
 function release(): void {
@@ -76,6 +82,22 @@ describe('sqliteInbox durability off the event loop', () => {
     release();
     await put;
     expect(answer).toBe('stored');
+    await inbox.close();
+  });
+
+  it('flushes the folder once when it opens the file (a new WAL’s name survives a power cut), and closes it', async () => {
+    const folder = join(dir, `folder-${++serial}`);
+    gate.syncedSync.length = 0;
+    const inbox = sqliteInbox({ path: join(folder, 'inbox.sqlite') });
+    expect(gate.syncedSync).toEqual([folder]);
+    const open = readdirSync('/proc/self/fd').map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    });
+    expect(open).not.toContain(folder);
     await inbox.close();
   });
 
@@ -206,6 +228,18 @@ describe('the checkpointer', () => {
     expect(restarting).toMatchObject({ caughtUp: 0 });
     expect(restarting.restarted).toBeGreaterThan(0);
   }, 20_000);
+
+  it('close() ends the worker without reporting a failure', async () => {
+    const path = pathOf();
+    await sqliteInbox({ path }).close();
+    const failures: unknown[] = [];
+    const checkpointer = startCheckpointer(path, 100, (error) => failures.push(error));
+    await turns(2);
+    await checkpointer.close();
+    await turns(2);
+    expect(failures).toEqual([]);
+    expect(checkpointer.resets).toEqual({ caughtUp: 0, restarted: 0 });
+  });
 
   it('reports a worker that cannot open the database', async () => {
     const failure = await new Promise<unknown>((resolve) => startCheckpointer(join(dir, 'missing', 'folder', 'x.db'), 100, resolve));

@@ -41,7 +41,10 @@ describe('WriteBatch', () => {
       throw new Error('constraint');
     };
     const settled = await Promise.allSettled([batch.add(write('a')), batch.add(broken)]);
-    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected']);
+    expect(settled).toEqual([
+      { status: 'fulfilled', value: 'a' },
+      { status: 'rejected', reason: new Error('constraint') },
+    ]);
 
     const failing = new WriteBatch(() => {
       throw new Error('disk full');
@@ -67,5 +70,25 @@ describe('WriteBatch', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     sync.reject(new Error('fsync failed'));
     expect((await next).map((s) => (s.status === 'rejected' ? (s.reason as Error).message : s.value))).toEqual(['fsync failed', 'fsync failed']);
+  });
+
+  it('commits nothing when nothing is queued, and a turn flushed early is not committed twice', async () => {
+    const { batch, transactions, write } = recordingBatch();
+    batch.flush();
+    expect(transactions).toEqual([]);
+    const put = batch.add(write('put'));
+    batch.flush(); // as a store's close() does
+    expect(await put).toBe('put');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(transactions).toEqual([{ writes: 1, mustSync: true }]);
+  });
+
+  it('a transaction that commits without running the writes fails each of them', async () => {
+    const batch = new WriteBatch(() => undefined);
+    const settled = await Promise.allSettled([batch.add(() => 1), batch.add(() => 2)]);
+    expect(settled).toEqual([
+      { status: 'rejected', reason: undefined },
+      { status: 'rejected', reason: undefined },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIdentityEncoding, isJsonContentType, readHeader } from '../../src/receive/http.js';
+import { isIdentityEncoding, isJsonContentType, lowerCaseEquals, readHeader } from '../../src/receive/http.js';
 
 describe('isJsonContentType: JSON in UTF-8', () => {
   it.each([
@@ -31,6 +31,30 @@ describe('isJsonContentType: JSON in UTF-8', () => {
 describe('isIdentityEncoding', () => {
   it.each(['', '  ', 'identity', ' Identity '])('takes %j', (value) => expect(isIdentityEncoding(value)).toBe(true));
   it.each(['gzip', 'br', 'deflate', 'identity, gzip', 'utf-8'])('refuses %j', (value) => expect(isIdentityEncoding(value)).toBe(false));
+});
+
+describe('lowerCaseEquals: toLowerCase() === lower, for text as long as lower', () => {
+  it.each([
+    ['Application/JSON', 'application/json'],
+    ['AZaz09-/', 'azaz09-/'],
+    ['', ''],
+    // Not ASCII: folded as toLowerCase folds it (the Kelvin sign is a K).
+    ['\u212A', 'k'],
+    ['ÉTÉ', 'été'],
+  ])('%j is %j', (text, lower) => expect(lowerCaseEquals(text, lower)).toBe(true));
+
+  it.each([
+    // The neighbours of A and Z are not letters: @ is not `, [ is not {.
+    ['@', '`'],
+    ['[', '{'],
+    ['application/jsoN', 'application/jsom'],
+    ['a', 'A'],
+    ['ab', 'abc'],
+    ['abc', 'ab'],
+    ['É', 'e'],
+    // İ lower-cases to two characters: never as long as its lower case.
+    ['İ', 'i̇'],
+  ])('%j is not %j', (text, lower) => expect(lowerCaseEquals(text, lower)).toBe(false));
 });
 
 describe('readHeader', () => {
