@@ -84,6 +84,20 @@ describe('lambda toRequest: paths', () => {
     expect(events).toEqual([]);
   });
 
+  it('takes the stage only at the start of the path, right after its slash', () => {
+    // "xprod/…" holds "prod/" one character in, as "/prod/…" does: only the leading slash tells them apart.
+    expect(toRequest(v2Under('xprod/webhooks', 'prod'), 'v2').paths).toEqual(['xprod/webhooks']);
+    expect(toRequest(v2Under('/prodx/webhooks', 'prod'), 'v2').paths).toEqual(['/prodx/webhooks']);
+  });
+
+  it('a hand-made HTTP API event without a stage reads it as its text, as a template would, and does not throw', () => {
+    const event = httpApiEvent(delivery);
+    const { stage: _stage, ...context } = event.requestContext;
+    const stageless = (rawPath: string) => ({ ...event, rawPath, requestContext: context }) as unknown as Parameters<typeof toRequest>[0];
+    expect(toRequest(stageless('/webhooks'), 'v2').paths).toEqual(['/webhooks']);
+    expect(toRequest(stageless('/undefined/webhooks'), 'v2').paths).toEqual(['/undefined/webhooks', '/webhooks']);
+  });
+
   it('uses `path` of REST and ALB events as it is (API Gateway already removed the stage)', () => {
     expect(toRequest(restApiEvent({ ...delivery, path: '/prod/webhooks' }), 'v1').paths).toEqual(['/prod/webhooks']);
     expect(toRequest(albEvent({ ...delivery, path: '/hooks' }), 'alb').paths).toEqual(['/hooks']);
