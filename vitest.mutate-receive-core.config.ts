@@ -1,8 +1,8 @@
 // The suites that judge the receive path's core (admission, intake, dispatch), for
 // `stryker.receive-core.config.mjs`: test/receive and test/telemetry (the traced path), without the validator's,
-// the dedupe window's and the worker's own suites, and without test/adapters. Every request reaches these files, so with the full mutate config each
-// of their mutants ran nearly every receive and adapter suite (~15 s a mutant on the shared machine). Stricter,
-// not looser: a mutant only an adapter suite kills counts as a survivor here.
+// the dedupe window's and the worker's own suites, and without test/adapters. Every request reaches these files,
+// so with the full mutate config each of their mutants ran nearly every receive and adapter suite (~15 s a mutant
+// on the shared machine). Stricter, not looser: a mutant only an adapter suite kills counts as a survivor here.
 import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
