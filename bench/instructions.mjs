@@ -26,13 +26,12 @@
  * `--no-write`. Needs valgrind (Debian's package); under it a server runs 50–100 times slower: the default run
  * takes about 8 minutes.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureLambda, measureServer } from './lib/callgrind.mjs';
+import { startRedis } from './lib/redis-server.mjs';
 
 const LAMBDA_WARMUP = 20_000;
 const PAIRS = [
@@ -55,23 +54,6 @@ const requests = Number(values.requests);
 const connections = Number(values.connections);
 const runs = Number(values.runs);
 const names = positionals.length > 0 ? positionals : ['bare-node', 'ours-node', 'bare-fastify', 'ours-fastify', 'octokit', 'lambda-bare', 'lambda-ours'];
-
-/** A redis-server of its own on a free port, for the Redis inbox's receiver (not counted: only the receiver is). */
-async function startRedis(dir) {
-  const port = await new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address();
-      probe.close(() => resolve(free));
-    });
-  });
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec'];
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.stdout.on('data', (chunk) => chunk.toString().includes('Ready to accept') && resolve());
-  });
-  return { url: `redis://127.0.0.1:${port}`, child };
-}
 
 /** A receiver with a durable inbox, counted as the others: its SQLite file or redis-server is its own. */
 async function measureInbox(name) {

@@ -10,12 +10,12 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { callgrindArgs, cycles, readDump } from './lib/callgrind.mjs';
+import { startRedis } from './lib/redis-server.mjs';
 
 const WARMUP = 6_000;
 const COUNT = 4_000;
@@ -61,19 +61,6 @@ async function child(root, url) {
   process.exit(0);
 }
 
-async function startRedis(dir) {
-  const port = await new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: free } = probe.address();
-      probe.close(() => resolve(free));
-    });
-  });
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec'];
-  const redis = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve) => redis.stdout.on('data', (chunk) => chunk.toString().includes('Ready to accept') && resolve()));
-  return { url: `redis://127.0.0.1:${port}`, redis };
-}
-
 /** Waits for a line on the child's stdout. */
 function line(childProcess, text) {
   return new Promise((resolve, reject) => {
@@ -92,7 +79,7 @@ function line(childProcess, text) {
 
 async function measure(root, profile) {
   const dir = mkdtempSync(join(tmpdir(), 'redis-putcost-'));
-  const { url, redis } = await startRedis(dir);
+  const { url, child: redis } = await startRedis(dir);
   try {
     const node = [process.execPath, '--predictable', ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), here, '--child', root, url];
     const command = profile ? node : ['valgrind', ...callgrindArgs(true), `--callgrind-out-file=${join(dir, 'callgrind.%p')}`, ...node];
