@@ -4,7 +4,7 @@
  * Lambda's Node.js runtimes include both; elsewhere a missing one is named as the other entries name their
  * peers (`chat-webhooks/aws needs its optional peer @aws-sdk/client-sqs: npm install @aws-sdk/client-sqs`).
  */
-import { missingPeerError } from '../../src/receive/index.js';
+import { missingPeerError, notInstalled } from '../../src/receive/index.js';
 
 type SqsModule = typeof import('@aws-sdk/client-sqs');
 type DynamoModule = typeof import('@aws-sdk/client-dynamodb');
@@ -18,9 +18,7 @@ export const loadDynamo = (): Promise<DynamoModule> => (dynamo ??= named('@aws-s
 /** The loading, its failure named when the peer itself is not installed (not when something it needs is). */
 function named<T>(peer: string, loading: Promise<T>): Promise<T> {
   return loading.catch((cause: unknown) => {
-    const { code, message } = (cause ?? {}) as { code?: unknown; message?: unknown };
-    const notInstalled = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && String(message).split('\n')[0]!.includes(`'${peer}'`);
-    throw notInstalled ? missingPeerError('chat-webhooks/aws', [peer], cause) : cause;
+    throw notInstalled(cause, peer) ? missingPeerError('chat-webhooks/aws', [peer], cause) : cause;
   });
 }
 

@@ -5,7 +5,7 @@
 import { Buffer } from 'node:buffer';
 import * as crypto from 'node:crypto';
 import { createRequire } from 'node:module';
-import { missingPeerError } from './peer.js';
+import { missingPeerError, notInstalled } from './peer.js';
 
 export { MISSING_PEER, missingPeerMessage } from './peer.js';
 
@@ -72,12 +72,6 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 const load = createRequire(import.meta.url);
-
-/** Whether `require(peer)` failed because the peer itself is not installed (not one of its own imports). */
-function notInstalled(error: unknown, peer: string): boolean {
-  const { code, message } = error as NodeJS.ErrnoException;
-  return code === 'MODULE_NOT_FOUND' && typeof message === 'string' && message.split('\n')[0]!.includes(`'${peer}'`);
-}
 
 /**
  * Loads an entry's optional peer dependencies (synchronously, so an entry can load them as it is imported):

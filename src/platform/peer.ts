@@ -18,3 +18,12 @@ export function missingPeerError(entry: string, missing: readonly string[], caus
   const error = new Error(missingPeerMessage(entry, missing), cause === undefined ? undefined : { cause });
   return Object.assign(error, { code: MISSING_PEER, entry, peers: [...missing] });
 }
+
+/**
+ * Whether loading `peer` failed because the peer itself is not installed, not one of its own imports:
+ * `require()` says MODULE_NOT_FOUND, `import()` ERR_MODULE_NOT_FOUND, and both name the missing module first.
+ */
+export function notInstalled(error: unknown, peer: string): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') && String(message).split('\n')[0]!.includes(`'${peer}'`);
+}

@@ -13,7 +13,7 @@ import { useInbox } from './inbox-users.js';
 import { consoleLogger, type WebhookLogger } from './logger.js';
 import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
 import { InboxHealth, type Health } from './health.js';
-import { checkTelemetry, digest } from './traced.js';
+import { attemptInfo, checkTelemetry } from './traced.js';
 import type { Telemetry } from '../telemetry/hooks.js';
 
 export interface WorkerOptions {
@@ -146,7 +146,7 @@ export class Consumer {
     if (attempt > policy.attempts) return this.#buryInterrupted(claim);
     const context: HandlerContext = { key, attempt, receivedAt };
     const stopRenewing = this.#renewWhileRunning(claim);
-    const traced = telemetry?.attempt(inbox.kind, { event, trigger: claim.trigger, attempt, traceparent: claim.traceparent, keyDigest: () => digest(key), digest });
+    const traced = telemetry?.attempt(inbox.kind, attemptInfo(event, claim.trigger, key, attempt, claim.traceparent));
     let outcome: Outcome;
     try {
       const known = isKnownTrigger(event.trigger);

@@ -37,7 +37,7 @@ export { workFinished } from './in-flight.js';
 export { escapeControl } from './logger.js';
 export type { LogLevel, WebhookLogger } from './logger.js';
 export { rejectUnknownOptions } from './options.js';
-// For an adapter's optional peers (chat-webhooks/aws's SDK clients): the sentence the stores use.
-export { missingPeerError } from '../platform/peer.js';
+// For an adapter's optional peers (chat-webhooks/aws's SDK clients): the check and the sentence the stores use.
+export { missingPeerError, notInstalled } from '../platform/peer.js';
 export type { DedupeOptions } from './dedupe.js';
 export type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent, WebhookEvent } from '../events/index.js';

@@ -4,7 +4,8 @@
  * `telemetry` is unset: `respond` checks for it once.
  */
 import { sha256 } from '#platform';
-import type { RequestTelemetry, Telemetry } from '../telemetry/hooks.js';
+import type { ParsedWebhook } from '../events/index.js';
+import type { AttemptInfo, RequestTelemetry, Telemetry } from '../telemetry/hooks.js';
 import { ConfigurationError } from './errors.js';
 import { readHeader, type WebhookRequest, type WebhookResponse } from './http.js';
 
@@ -38,6 +39,11 @@ export function digest(text: string): string {
   let hex = '';
   for (const byte of sha256(text).subarray(0, 12)) hex += byte.toString(16).padStart(2, '0');
   return hex;
+}
+
+/** One attempt at an event's handlers, as telemetry is told of it: the key only as its digest. */
+export function attemptInfo(event: ParsedWebhook, trigger: string, key: string, attempt: number, traceparent: string | undefined): AttemptInfo {
+  return { event, trigger, attempt, traceparent, keyDigest: () => digest(key), digest };
 }
 
 /** Telemetry is an object with the hooks of src/telemetry/hooks.ts (`openTelemetry()` makes one). */

@@ -19,7 +19,7 @@ import { Intake, type HandleOptions } from './intake.js';
 import { settingsOf, type Settings, type WebhooksOptions } from './options.js';
 import type { Health } from './health.js';
 import type { AttemptTelemetry, Telemetry } from '../telemetry/hooks.js';
-import { digest, traced } from './traced.js';
+import { attemptInfo, traced } from './traced.js';
 
 export type { DuplicateContext } from './answers.js';
 export type { HandleOptions } from './intake.js';
@@ -209,7 +209,5 @@ function queuedReceiver(settings: Settings, dispatcher: Dispatcher, inFlight: In
 
 /** A queued event's handlers, seen by telemetry as one attempt of a consumer of `context.queue`. */
 function consumerAttempt(telemetry: Telemetry, event: ParsedWebhook, full: HandlerContext, context: ReceiveContext): AttemptTelemetry {
-  const { key, attempt } = full;
-  const info = { event, trigger: event.trigger, attempt, traceparent: context.traceparent, keyDigest: () => digest(key), digest };
-  return telemetry.attempt(context.queue ?? 'queue', info);
+  return telemetry.attempt(context.queue ?? 'queue', attemptInfo(event, event.trigger, full.key, full.attempt, context.traceparent));
 }

@@ -3,8 +3,10 @@
  * entry, the peer and the install command (the same the CLI prints), not Node's "Cannot find module".
  * The packed package without any peer installed is tried for real by test/consumers/run.mjs (peerless/).
  */
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { MISSING_PEER, missingPeerMessage, requirePeers } from '../../src/platform/node.js';
+import { notInstalled } from '../../src/platform/peer.js';
 import * as web from '../../src/platform/web.js';
 
 const caught = (run: () => unknown): Error & { code?: string; peers?: string[]; cause?: unknown } => {
@@ -48,3 +50,27 @@ describe('requirePeers', () => {
     expect(caught(() => web.requirePeers('chat-webhooks/redis', ['bullmq'])).message).toMatch(/runs on Node\.js, Bun and Deno/);
   });
 });
+
+describe('notInstalled: the peer itself is missing, not something it imports', () => {
+  it("is true for require()'s and import()'s failure on the peer", async () => {
+    const required = caught(() => createRequireFailure('chat-webhooks-no-such-peer'));
+    expect(notInstalled(required, 'chat-webhooks-no-such-peer')).toBe(true);
+    const imported = await import('chat-webhooks-no-such-peer' as string).catch((error: unknown) => error);
+    expect((imported as NodeJS.ErrnoException).code).toBe('ERR_MODULE_NOT_FOUND');
+    expect(notInstalled(imported, 'chat-webhooks-no-such-peer')).toBe(true);
+  });
+
+  it('is false when the missing module is another one, or the failure is not a missing module', () => {
+    const required = caught(() => createRequireFailure('chat-webhooks-no-such-peer'));
+    expect(notInstalled(required, 'bullmq')).toBe(false);
+    // The peer named only on a later line (a stack, "Require stack: - …/peer/index.js") is not the peer missing.
+    expect(notInstalled({ code: 'MODULE_NOT_FOUND', message: "Cannot find module 'dep'\nRequire stack:\n- 'peer'" }, 'peer')).toBe(false);
+    expect(notInstalled(Object.assign(new Error("'peer' failed to load"), { code: 'ERR_DLOPEN_FAILED' }), 'peer')).toBe(false);
+    expect(notInstalled(undefined, 'peer')).toBe(false);
+  });
+});
+
+function createRequireFailure(name: string): never {
+  createRequire(import.meta.url)(name);
+  throw new Error(`${name} loaded`);
+}
