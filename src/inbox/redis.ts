@@ -210,13 +210,13 @@ interface JobData {
   receivedAt: number;
   event?: unknown;
   /** Only when telemetry stored one. */
-  traceparent?: string;
+  traceparent?: string | undefined;
 }
 
 /** The job's data as BullMQ stores it (`Job#asJSON`): JSON of JobData, without `event`. */
 function jobDataOf({ key, trigger, rawBody, receivedAt, traceparent }: InboxEntry): string {
-  const data: JobData = { key, trigger, rawBody, receivedAt };
-  if (traceparent) data.traceparent = traceparent;
+  // JSON leaves out a traceparent that is undefined.
+  const data: JobData = { key, trigger, rawBody, receivedAt, traceparent };
   return JSON.stringify(data);
 }
 
@@ -277,7 +277,8 @@ export function redisInbox(options: RedisInboxOptions): Inbox {
   return new RedisInbox(options ?? {});
 }
 
-const BULL_STATES = { pending: ['waiting', 'delayed', 'prioritized'], running: ['active'], dead: ['failed'] } as const;
+// The inbox adds no job with a priority (nor did it ever): BullMQ's `prioritized` state stays empty.
+const BULL_STATES = { pending: ['waiting', 'delayed'], running: ['active'], dead: ['failed'] } as const;
 
 class RedisInbox implements Inbox {
   readonly kind = 'redis';
@@ -417,17 +418,16 @@ class RedisInbox implements Inbox {
   }
 
   async stats(): Promise<InboxStats> {
-    const counts = await this.#queue.getJobCounts('waiting', 'delayed', 'prioritized', 'active', 'failed');
+    const counts = await this.#queue.getJobCounts('waiting', 'delayed', 'active', 'failed');
     const done = Number((await this.#redis.get(this.#keys().doneCount)) ?? 0);
-    const pending = (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
+    const pending = (counts.waiting ?? 0) + (counts.delayed ?? 0);
     return { pending, running: counts.active ?? 0, done, dead: counts.failed ?? 0 };
   }
 
   /** Fails at once while the connection is lost (ioredis would queue the command until it is back). */
   async ping(): Promise<void> {
     if (this.#closed) throw new Error('The Redis inbox is closed.');
-    const { status } = this.#redis;
-    if (status === 'reconnecting' || status === 'close' || status === 'end') throw new Error(`The Redis connection is ${status}.`);
+    if (this.#reach === 'down') throw new Error(`Redis is unreachable (the connection is ${this.#redis.status}).`);
     await this.#redis.ping();
   }
 
@@ -437,7 +437,7 @@ class RedisInbox implements Inbox {
    */
   async oldestPendingAt(): Promise<number | undefined> {
     const [waiting, delayed] = await Promise.all([
-      this.#queue.getJobs(['waiting', 'prioritized'], 0, 0, true),
+      this.#queue.getJobs(['waiting'], 0, 0, true),
       this.#queue.getJobs(['delayed'], 0, 99, true),
     ]);
     let oldest: number | undefined;
@@ -582,7 +582,7 @@ class RedisInbox implements Inbox {
         this.#sweeper = undefined;
       }
     }, SWEEP_MS);
-    this.#sweeper.unref?.();
+    this.#sweeper.unref();
   }
 
   /**
@@ -592,7 +592,7 @@ class RedisInbox implements Inbox {
    */
   #sendBatch(): void {
     this.#scheduled = false;
-    while (this.#batch.length > 0 && this.#canSend()) {
+    while (this.#canSend()) {
       const puts = this.#takeBatch();
       if (puts.length === 0) break;
       this.#inFlight += 1;
@@ -623,7 +623,7 @@ class RedisInbox implements Inbox {
       bytes += put.entry.rawBody.length;
       puts.push(put);
     }
-    this.#batch = taken === this.#batch.length ? [] : this.#batch.slice(taken);
+    this.#batch = this.#batch.slice(taken);
     return puts;
   }
 
@@ -645,13 +645,13 @@ class RedisInbox implements Inbox {
       argv.push(jobId, first!.entry.trigger, jobDataOf(first!.entry));
     }
     const putBatch = (this.#redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[PUT_BATCH.name]!;
-    const replies = await putBatch.call(this.#redis, keyArgs.length, ...keyArgs, ...argv);
-    if (!Array.isArray(replies)) throw new Error('no reply');
+    // One reply per key: 1, 0 or the add's error message.
+    const replies = (await putBatch.call(this.#redis, keyArgs.length, ...keyArgs, ...argv)) as unknown[];
     keys.forEach(({ puts: same }, index) => {
-      const reply: unknown = replies[index];
+      const reply = replies[index];
       if (reply === 1) settle(same, 'duplicate');
       else if (reply === 0) settle(same, 'stored');
-      else for (const put of same) put.reject(new Error(`Redis did not add the job: ${String(reply ?? 'no reply')}`));
+      else for (const put of same) put.reject(new Error(`Redis did not add the job: ${String(reply)}`));
     });
   }
 
@@ -660,7 +660,6 @@ class RedisInbox implements Inbox {
       this.#worker = new Worker<JobData>(QUEUE, null, {
         connection: this.#redis,
         prefix: this.#prefix,
-        autorun: false,
         lockDuration: leaseMs,
         stalledInterval: Math.max(100, Math.floor(leaseMs / 2)),
         maxStalledCount: Number.MAX_SAFE_INTEGER,
