@@ -5,6 +5,8 @@
  * longer lease than the first (found untested by mutation testing, bench/results/mutation.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
@@ -240,6 +242,109 @@ describe('redisInbox while Redis is away', () => {
     // One body over the limit still goes, alone.
     expect(await inbox.put(entry(undefined, 'y'.repeat(1100 * 1024)))).toBe('stored');
     expect((await batches(connection)) - before).toBe(1);
+  });
+});
+
+/** An entry whose raw body is exactly `length` characters. */
+function entryOfLength(length: number): InboxEntry {
+  const key = `sized-${++serial}`;
+  const frame = JSON.stringify({ trigger: 'message_sent', appId: 'a', data: { pad: '' } });
+  const rawBody = JSON.stringify({ trigger: 'message_sent', appId: 'a', data: { pad: 'x'.repeat(length - frame.length) } });
+  return { key, trigger: 'message_sent', event: JSON.parse(rawBody) as InboxEntry['event'], rawBody, receivedAt: Date.now() };
+}
+/** Holds every write, scripts among them, for `ms`: the batches sent meanwhile wait for their replies. */
+const pauseWrites = (ms: number) => redis.client.call('CLIENT', 'PAUSE', String(ms), 'WRITE');
+/** Two puts in flight, sent in turns of their own (two batches): a put made after them waits. */
+async function twoInFlight(inbox: Inbox): Promise<Promise<unknown>[]> {
+  const running = [inbox.put(entry())];
+  await turn();
+  running.push(inbox.put(entry()));
+  await turn();
+  return running;
+}
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+describe('redisInbox puts that wait', () => {
+  it('close() rejects the puts still waiting, and lets the batches Redis is running finish', async () => {
+    const inbox = open();
+    await inbox.put(entry());
+    await pauseWrites(500);
+    const running = await twoInFlight(inbox);
+    const waiting = inbox.put(entry());
+    await sleep(20);
+    const closing = inbox.close();
+    expect(await messageOf(waiting)).toBe('The Redis inbox is closed.');
+    await closing;
+    expect(await Promise.all(running)).toEqual(['stored', 'stored']);
+  });
+
+  it('one given up after the first sweep is dropped at the next, its body released; the sweep stops once nothing waits', async () => {
+    const inbox = open();
+    await inbox.put(entry());
+    await sleep(300); // the sweep of puts made while connecting has stopped
+    const sweeps = { started: [] as unknown[], stopped: [] as unknown[] };
+    const setInterval = vi.spyOn(globalThis, 'setInterval');
+    const clearInterval = vi.spyOn(globalThis, 'clearInterval');
+    try {
+      await pauseWrites(2000);
+      const running = await twoInFlight(inbox);
+      const giveUp = new AbortController();
+      let given: WeakRef<InboxEntry>;
+      const abandoned = (() => {
+        const e = entry(undefined, 'y'.repeat(100_000));
+        given = new WeakRef(e);
+        return messageOf(inbox.put(e, { signal: giveUp.signal }));
+      })();
+      const kept = inbox.put(entry());
+      await sleep(400);
+      giveUp.abort();
+      const abortedAt = Date.now();
+      expect(await abandoned).toBe('The put was dropped before it was sent: its caller gave up waiting for Redis.');
+      expect(Date.now() - abortedAt).toBeLessThan(1000); // by the sweep, not when Redis answers
+      collectGarbage();
+      expect(given!.deref()).toBeUndefined();
+      expect(await Promise.all([...running, kept])).toEqual(['stored', 'stored', 'stored']);
+      await sleep(600);
+      for (const [index, [, delay]] of setInterval.mock.calls.entries()) if (delay === 250) sweeps.started.push(setInterval.mock.results[index]!.value);
+      for (const [handle] of clearInterval.mock.calls) sweeps.stopped.push(handle);
+      expect(sweeps.started).toHaveLength(1);
+      expect(sweeps.stopped).toContain(sweeps.started[0]);
+    } finally {
+      setInterval.mockRestore();
+      clearInterval.mockRestore();
+    }
+  });
+
+  it('a put left waiting behind two batches of large bodies sent in its own turn is swept too', async () => {
+    const inbox = open();
+    await inbox.put(entry());
+    await sleep(300); // the sweep of puts made while connecting has stopped
+    await pauseWrites(2000);
+    // 600 KB each: the first two go in two batches (both together are over 1 MiB), the third waits.
+    const giveUp = new AbortController();
+    const [first, second] = [inbox.put(entryOfLength(600_000)), inbox.put(entryOfLength(600_000))];
+    const third = messageOf(inbox.put(entryOfLength(600_000), { signal: giveUp.signal }));
+    await sleep(50);
+    giveUp.abort();
+    const abortedAt = Date.now();
+    expect(await third).toBe('The put was dropped before it was sent: its caller gave up waiting for Redis.');
+    expect(Date.now() - abortedAt).toBeLessThan(1000);
+    expect(await Promise.all([first, second])).toEqual(['stored', 'stored']);
+  });
+
+  it('bodies of exactly 1 MiB together go in one batch; one character more, in two', async () => {
+    const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
+    clients.push(connection);
+    const inbox = redisInbox({ connection, prefix: `exact-${++serial}` });
+    opened.push(inbox);
+    await inbox.put(entry());
+    for (const [extra, calls] of [[0, 1], [1, 2]] as const) {
+      const before = await batches(connection);
+      const puts = [entryOfLength(512 * 1024), entryOfLength(512 * 1024 + extra)].map((e) => inbox.put(e));
+      expect(await Promise.all(puts)).toEqual(['stored', 'stored']);
+      expect((await batches(connection)) - before).toBe(calls);
+    }
   });
 });
 
