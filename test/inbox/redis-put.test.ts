@@ -67,6 +67,9 @@ describe('redisInbox put', () => {
       const failed = entry();
       const [lost, alsoLost] = await Promise.allSettled([inbox.put(failed), inbox.put(failed)]);
       expect([lost?.status, alsoLost?.status]).toEqual(['rejected', 'rejected']);
+      for (const outcome of [lost, alsoLost]) {
+        expect(((outcome as PromiseRejectedResult).reason as Error).message).toMatch(/^Redis did not add the job: .*not an integer/);
+      }
       expect(await redis.client.exists(jobKeyOf(prefix, failed.key))).toBe(0);
       expect(await redis.client.exists(markerOf(prefix, failed.key))).toBe(0);
 
@@ -127,6 +130,51 @@ describe('redisInbox put', () => {
       expect(await inbox.put(theirs)).toBe('duplicate');
     } finally {
       await queue.close();
+      await inbox.close();
+    }
+  });
+
+  it("writes what Queue#add writes (the queue's keys, its events, the workers' wake-up marker), in a paused queue too", async () => {
+    const [ours, theirs] = [`wo-${++serial}`, `wt-${++serial}`];
+    const inbox = redisInbox({ url: redis.server.url, prefix: ours });
+    const queues = [ours, theirs].map((prefix) => new Queue('inbox', { connection: { url: redis.server.url }, prefix }));
+    const add = (e: InboxEntry) => {
+      const { key, trigger, rawBody, receivedAt } = e;
+      const options = { jobId: `k_${sha256Base64(key)}`, removeOnComplete: true, removeOnFail: false, attempts: 1 };
+      return queues[1]!.add(trigger, { key, trigger, rawBody, receivedAt }, options);
+    };
+    /** Every key under the prefix but the inbox's own markers: its name, type and what of it does not vary by time. */
+    const written = async (prefix: string) => {
+      const found: Record<string, unknown> = {};
+      for (const key of (await redis.client.keys(`${prefix}:inbox:*`)).filter((name) => !name.includes(':seen:'))) {
+        const type = await redis.client.type(key);
+        const content =
+          type === 'stream' ? (await redis.client.xrange(key, '-', '+')).map(([, fields]) => fields)
+          : type === 'zset' ? await redis.client.zrange(key, 0, -1, 'WITHSCORES')
+          : type === 'list' ? await redis.client.lrange(key, 0, -1)
+          : type === 'hash' ? Object.keys(await redis.client.hgetall(key)).sort()
+          : await redis.client.get(key);
+        found[key.slice(prefix.length)] = { type, content };
+      }
+      return found;
+    };
+    try {
+      const [first, second] = [entry(), entry()];
+      expect(await inbox.put(first)).toBe('stored');
+      await add(first);
+      expect(await written(ours)).toEqual(await written(theirs));
+      expect(Object.keys(await written(ours)).sort()).toEqual([':inbox:events', ':inbox:id', ':inbox:marker', ':inbox:meta', ':inbox:wait', `:inbox:k_${sha256Base64(first.key)}`].sort());
+
+      // Paused, BullMQ adds no wake-up mark: a paused queue's workers must not be woken.
+      await Promise.all(queues.map((queue) => queue.pause()));
+      await redis.client.del(`${ours}:inbox:marker`, `${theirs}:inbox:marker`);
+      expect(await inbox.put(second)).toBe('stored');
+      await add(second);
+      const paused = await written(ours);
+      expect(paused).toEqual(await written(theirs));
+      expect(paused[':inbox:marker']).toBeUndefined();
+    } finally {
+      await Promise.all(queues.map((queue) => queue.close()));
       await inbox.close();
     }
   });

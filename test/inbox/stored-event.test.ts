@@ -66,7 +66,7 @@ describe('redisInbox storage', () => {
     try {
       const event = { trigger: 'message_sent', data: {} } as InboxEntry['event'];
       const put = inbox.put({ key: 'x', trigger: 'message_sent', event, rawBody: '[object Object]', receivedAt: Date.now() });
-      await expect(put).rejects.toThrow(/no JSON text/);
+      await expect(put).rejects.toThrow('The Redis inbox stores an event as its raw body, and this one has no JSON text.');
       expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: 0, dead: 0 });
     } finally {
       await inbox.close();
