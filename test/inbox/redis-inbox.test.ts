@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
 import { redisInbox, type RedisInboxOptions } from '../../src/inbox/redis.js';
 import { sha256Base64 } from '../../src/platform/node.js';
+import { batches, seedDead as seedDeadIn } from '../support/redis-inbox.js';
 import { redisPerSuite, startRedis, type RedisServer } from '../support/redis-server.js';
 
 const redis = redisPerSuite();
@@ -47,12 +48,7 @@ async function kill(server: RedisServer): Promise<void> {
   server.process.kill('SIGTERM');
   await exited;
 }
-/** Script calls Redis ran: one per batch of puts (PUT_BATCH). */
-const batches = async (client: Redis) => {
-  const stats = await client.info('commandstats');
-  const calls = (command: string) => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
-  return calls('evalsha') + calls('eval');
-};
+const seedDead = (prefix: string, count: number) => seedDeadIn(redis.client, prefix, count);
 /** What `promise` rejected with (vitest's `rejects.toThrow` also passes for a rejection with `undefined`). */
 const rejection = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
 const messageOf = async (promise: Promise<unknown>): Promise<string | undefined> => {
@@ -67,27 +63,6 @@ async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<boo
   return check();
 }
 const commands = async (client: Redis) => Number(/total_commands_processed:(\d+)/.exec(await client.info('stats'))?.[1] ?? 0);
-
-/** Writes `count` dead jobs straight into Redis, as a claim and a dead failure leave them (keys dead-0…). */
-async function seedDead(prefix: string, count: number): Promise<string[]> {
-  const base = `${prefix}:inbox:`;
-  const now = Date.now();
-  const keys: string[] = [];
-  const multi = redis.client.multi();
-  for (let i = 0; i < count; i++) {
-    const key = `dead-${i}`;
-    keys.push(key);
-    const id = `k_${sha256Base64(key)}`;
-    const data = JSON.stringify({ key, trigger: 'message_sent', rawBody: JSON.stringify({ trigger: 'message_sent', data: { key } }), receivedAt: now });
-    const opts = JSON.stringify({ jobId: id, removeOnComplete: true, removeOnFail: false, attempts: 1 });
-    multi.hset(`${base}${id}`, 'name', 'message_sent', 'data', data, 'opts', opts, 'timestamp', now, 'delay', 0, 'priority', 0,
-      'atm', 1, 'ats', 1, 'failedReason', 'seeded', 'stacktrace', '[]', 'processedOn', now, 'finishedOn', now);
-    multi.zadd(`${base}failed`, now, id);
-    multi.set(`${base}seen:${sha256Base64(key)}`, 'stored', 'PX', 86_400_000);
-  }
-  await multi.exec();
-  return keys;
-}
 
 describe('redisInbox options and connections', () => {
   it('says what it needs: a url or a connection, a positive windowMs', () => {

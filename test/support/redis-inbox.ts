@@ -1,0 +1,41 @@
+/**
+ * Helpers for the Redis inbox's own tests (test/inbox/redis-*.test.ts): what Redis says it ran, and dead jobs
+ * written straight into Redis (thousands in one round trip, where the inbox would need a claim and a fail each).
+ */
+import type { Redis } from 'ioredis';
+import { sha256Base64 } from '../../src/platform/node.js';
+
+/** How many times Redis ran `command` (lower case, as INFO names it) since it started or its stats were reset. */
+export async function commandCalls(client: Redis, command: string): Promise<number> {
+  const stats = await client.info('commandstats');
+  return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+}
+
+/** Script calls Redis ran: one per batch of puts (PUT_BATCH). */
+export async function batches(client: Redis): Promise<number> {
+  return (await commandCalls(client, 'evalsha')) + (await commandCalls(client, 'eval'));
+}
+
+/**
+ * Writes `count` dead jobs under `prefix` straight into Redis, as claims and a dead failure leave them (keys
+ * dead-0…, each claimed `attempts` times), with their markers. Resolves their keys.
+ */
+export async function seedDead(client: Redis, prefix: string, count: number, { attempts = 1 } = {}): Promise<string[]> {
+  const base = `${prefix}:inbox:`;
+  const now = Date.now();
+  const keys: string[] = [];
+  const multi = client.multi();
+  for (let i = 0; i < count; i++) {
+    const key = `dead-${i}`;
+    keys.push(key);
+    const id = `k_${sha256Base64(key)}`;
+    const data = JSON.stringify({ key, trigger: 'message_sent', rawBody: JSON.stringify({ trigger: 'message_sent', data: { key } }), receivedAt: now });
+    const opts = JSON.stringify({ jobId: id, removeOnComplete: true, removeOnFail: false, attempts: 1 });
+    multi.hset(`${base}${id}`, 'name', 'message_sent', 'data', data, 'opts', opts, 'timestamp', now, 'delay', 0, 'priority', 0,
+      'atm', attempts, 'ats', attempts, 'failedReason', 'seeded', 'stacktrace', '[]', 'processedOn', now, 'finishedOn', now);
+    multi.zadd(`${base}failed`, now, id);
+    multi.set(`${base}seen:${sha256Base64(key)}`, 'stored', 'PX', 86_400_000);
+  }
+  await multi.exec();
+  return keys;
+}
