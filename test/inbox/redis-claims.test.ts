@@ -93,6 +93,17 @@ describe('redisInbox list', () => {
     expect(keysOf(await inbox.list({ state: 'pending', limit: 2 }))).toEqual(keysOf(entries.slice(0, 2)));
     expect(keysOf(await inbox.list({ state: 'pending' }))).toEqual(keysOf(entries));
   });
+
+  it('lists at most `limit` pending entries, waiting and retries together (the waiting first)', async () => {
+    const inbox = open();
+    const [retried, ...waiting] = [entry(), entry(), entry(), entry()];
+    await inbox.put(retried!);
+    await inbox.fail((await inbox.claim(LEASE))!, { retryAt: Date.now() + 60_000, error: 'later' });
+    for (const e of waiting) await inbox.put(e);
+    expect(keysOf(await inbox.list({ state: 'pending', limit: 1 }))).toEqual(keysOf(waiting.slice(0, 1)));
+    expect(keysOf(await inbox.list({ state: 'pending', limit: 3 }))).toEqual(keysOf(waiting));
+    expect(keysOf(await inbox.list({ state: 'pending', limit: 4 }))).toEqual(keysOf([...waiting, retried!]));
+  });
 });
 
 describe('redisInbox retry', () => {
@@ -212,6 +223,25 @@ describe('redisInbox claims after close() and while idle', () => {
     const again = await rejectionOf(drained.claim(LEASE));
     expect(again).toBeInstanceOf(Error);
     expect((again as Error).message).toBe('The Redis inbox is closed.');
+
+    // On a connection the inbox made, closed by close(): still "closed", not "unreachable".
+    const own = open();
+    await own.put(entry());
+    await own.close();
+    await sleep(100);
+    expect(((await rejectionOf(own.claim(LEASE))) as Error).message).toBe('The Redis inbox is closed.');
+    expect(((await rejectionOf(own.ping!())) as Error).message).toBe('The Redis inbox is closed.');
+  });
+
+  it('a claim polling an empty queue when close() is called ends at its next poll, closed', async () => {
+    const inbox = onGivenConnection();
+    expect(await inbox.claim(LEASE)).toBeUndefined(); // found empty: the next claims poll
+    const waiting = rejectionOf(inbox.claim({ leaseMs: 30_000, waitMs: 10_000 }));
+    await sleep(100);
+    const started = Date.now();
+    await inbox.close();
+    expect(((await waiting) as Error).message).toBe('The Redis inbox is closed.');
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('an idle claim returns after waitMs even when pollMs is longer', async () => {

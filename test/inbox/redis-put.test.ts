@@ -150,7 +150,7 @@ describe('redisInbox put', () => {
         const type = await redis.client.type(key);
         const content =
           type === 'stream' ? (await redis.client.xrange(key, '-', '+')).map(([, fields]) => fields)
-          : type === 'zset' ? await redis.client.zrange(key, 0, -1, 'WITHSCORES')
+          : type === 'zset' ? await redis.client.zrange(key, '0', '-1', 'WITHSCORES')
           : type === 'list' ? await redis.client.lrange(key, 0, -1)
           : type === 'hash' ? Object.keys(await redis.client.hgetall(key)).sort()
           : await redis.client.get(key);
