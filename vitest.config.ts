@@ -11,5 +11,7 @@ export default defineConfig({
     testTimeout: 20_000,
     // One throw-away PostgreSQL cluster for the run (the PostgreSQL inbox's tests make a database each in it).
     globalSetup: ['test/support/postgres-global.ts'],
+    // `rejects.toThrow('…')` fails for a promise rejected with undefined (chai passed it).
+    setupFiles: ['test/support/strict-throws.ts'],
   },
 });
