@@ -244,6 +244,17 @@ describe('redisInbox claims after close() and while idle', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
+  it('claims share one BullMQ worker: ten more claims open no more connections', async () => {
+    const inbox = open();
+    const connected = async () => Number(/connected_clients:(\d+)/.exec(await redis.client.info('clients'))?.[1]);
+    expect(await inbox.claim(LEASE)).toBeUndefined();
+    await sleep(100);
+    const before = await connected();
+    for (let claims = 0; claims < 10; claims += 1) expect(await inbox.claim(LEASE)).toBeUndefined();
+    await sleep(100);
+    expect(await connected()).toBe(before);
+  });
+
   it('an idle claim returns after waitMs even when pollMs is longer', async () => {
     const inbox = open({ pollMs: 2000 });
     const started = Date.now();

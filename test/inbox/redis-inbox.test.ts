@@ -174,24 +174,26 @@ describe('redisInbox while Redis is away', () => {
     printed.mockRestore();
   });
 
-  it('close() with a batch in flight when Redis went away does not wait for Redis; the put is rejected', async () => {
+  it('Redis gone with batches in flight: a waiting put is rejected at once; close() does not wait and rejects the sent ones', async () => {
     const server = await ownServer();
     const inbox = redisInbox({ url: server.url, prefix: 'gone' });
     opened.push(inbox);
     expect(await inbox.put(entry())).toBe('stored');
     const client = new Redis(server.url);
     await client.call('CLIENT', 'PAUSE', '10000', 'WRITE');
-    const stuck = rejection(inbox.put(entry()));
+    const sent = (await twoInFlight(inbox)).map(messageOf);
+    const waiting = messageOf(inbox.put(entry()));
     await sleep(50);
     client.disconnect();
     const exited = new Promise((resolve) => server.process.once('exit', resolve));
     server.process.kill('SIGKILL');
     await exited;
+    expect(await waiting).toBe('Redis is unreachable: the put was not sent (the receiver answers 503; the platform sends it again).');
     await sleep(300);
     const started = Date.now();
     await inbox.close();
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(((await stuck) as Error).message).toBe('Redis is unreachable: the inbox was closed before Redis answered.');
+    expect(await Promise.all(sent)).toEqual(Array.from({ length: 2 }, () => 'Redis is unreachable: the inbox was closed before Redis answered.'));
   });
 
   it('puts that wait behind two stalled batches are dropped once their caller gives up; the others are stored after', async () => {
