@@ -37,6 +37,15 @@ function open(options: RedisInboxOptions = {}): Inbox & { prefix: string } {
   opened.push(inbox);
   return Object.assign(inbox, { prefix });
 }
+/** An inbox on a connection the test made, one put already made (its script loaded before anything is counted). */
+async function onOwnConnection(): Promise<{ connection: Redis; inbox: Inbox }> {
+  const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
+  clients.push(connection);
+  const inbox = redisInbox({ connection, prefix: `own-${++serial}` });
+  opened.push(inbox);
+  await inbox.put(entry());
+  return { connection, inbox };
+}
 async function ownServer(): Promise<RedisServer> {
   const server = await startRedis();
   servers.push(server);
@@ -226,11 +235,7 @@ describe('redisInbox while Redis is away', () => {
   });
 
   it('one batch carries at most 1 MiB of bodies (one put at least)', async () => {
-    const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
-    clients.push(connection);
-    const inbox = redisInbox({ connection, prefix: `big-${++serial}` });
-    opened.push(inbox);
-    await inbox.put(entry());
+    const { connection, inbox } = await onOwnConnection();
     const big = 'x'.repeat(400 * 1024);
     let before = await batches(connection);
     // 3 × 400 KB: two fit in one batch, the third goes in the next.
@@ -332,11 +337,7 @@ describe('redisInbox puts that wait', () => {
   });
 
   it('bodies of exactly 1 MiB together go in one batch; one character more, in two', async () => {
-    const connection = new Redis(redis.server.url, { maxRetriesPerRequest: null });
-    clients.push(connection);
-    const inbox = redisInbox({ connection, prefix: `exact-${++serial}` });
-    opened.push(inbox);
-    await inbox.put(entry());
+    const { connection, inbox } = await onOwnConnection();
     for (const [extra, calls] of [[0, 1], [1, 2]] as const) {
       const before = await batches(connection);
       const puts = [entryOfLength(512 * 1024), entryOfLength(512 * 1024 + extra)].map((e) => inbox.put(e));
