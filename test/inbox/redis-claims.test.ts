@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
 import { redisInbox, type RedisInboxOptions } from '../../src/inbox/redis.js';
 import { sha256Base64 } from '../../src/platform/node.js';
-import { commandCalls, seedDead } from '../support/redis-inbox.js';
+import { commandCalls, rejectionOf, seedDead } from '../support/redis-inbox.js';
 import { redisPerSuite } from '../support/redis-server.js';
 
 const redis = redisPerSuite();
@@ -46,8 +46,6 @@ function onGivenConnection(): Inbox {
   opened.push(inbox);
   return inbox;
 }
-/** Why `promise` rejected (undefined when it resolved). */
-const rejectionOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
 const keysOf = (listed: { key: string }[]) => listed.map((one) => one.key);
 
 describe('redisInbox oldestPendingAt', () => {

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
 import { redisInbox, type RedisInboxOptions } from '../../src/inbox/redis.js';
 import { sha256Base64 } from '../../src/platform/node.js';
-import { batches, seedDead as seedDeadIn } from '../support/redis-inbox.js';
+import { batches, rejectionOf, seedDead as seedDeadIn } from '../support/redis-inbox.js';
 import { redisPerSuite, startRedis, type RedisServer } from '../support/redis-server.js';
 
 const redis = redisPerSuite();
@@ -58,10 +58,8 @@ async function kill(server: RedisServer): Promise<void> {
   await exited;
 }
 const seedDead = (prefix: string, count: number) => seedDeadIn(redis.client, prefix, count);
-/** What `promise` rejected with (vitest's `rejects.toThrow` also passes for a rejection with `undefined`). */
-const rejection = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
 const messageOf = async (promise: Promise<unknown>): Promise<string | undefined> => {
-  const error = await rejection(promise);
+  const error = await rejectionOf(promise);
   return error instanceof Error ? error.message : `not an Error: ${String(error)}`;
 };
 const turn = () => new Promise((resolve) => setImmediate(resolve));
@@ -145,7 +143,7 @@ describe('redisInbox while Redis is away', () => {
     let refused: unknown;
     while (!refused && Date.now() < deadline) {
       // A put sent before the inbox heard of the outage waits in ioredis until Redis is back: not waited for here.
-      refused = await Promise.race([rejection(inbox.put(entry())), sleep(200)]);
+      refused = await Promise.race([rejectionOf(inbox.put(entry())), sleep(200)]);
       if (!refused) await sleep(20);
     }
     const unreachable = 'Redis is unreachable: the put was not queued (the receiver answers 503; the platform sends it again).';

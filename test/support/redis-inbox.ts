@@ -5,6 +5,11 @@
 import type { Redis } from 'ioredis';
 import { sha256Base64 } from '../../src/platform/node.js';
 
+/** What `promise` rejected with, undefined when it resolved: for checking a message whole. */
+export function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(() => undefined, (error: unknown) => error);
+}
+
 /** How many times Redis ran `command` (lower case, as INFO names it) since it started or its stats were reset. */
 export async function commandCalls(client: Redis, command: string): Promise<number> {
   const stats = await client.info('commandstats');
