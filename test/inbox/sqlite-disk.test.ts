@@ -175,15 +175,19 @@ describe('the checkpointer', () => {
     const path = pathOf();
     const inbox = sqliteInbox({ path });
     const body = JSON.stringify({ trigger: 'message_sent', data: { text: 'x'.repeat(4000) } });
-    const puts = 32_000; // 128 MB of bodies, in turns of 64 with no pause between them
-    const written = puts * body.length;
+    const puts = 32_000; // 128 MB of bodies at least, in turns of 64 with no pause between them
     let largestWal = 0;
     const sequences = new Set<number>();
-    for (let n = 0; n < puts; ) {
+    // The checkpointer looks every 500 ms while writes arrive: a machine that writes 128 MB in less than a second
+    // can finish before its first start over, so the writes go on until one was seen (four times as many, or
+    // 40 s, at most: without a start over, the WAL would hold them all).
+    let n = 0;
+    for (const until = Date.now() + 40_000; n < puts || (sequences.size < 2 && n < 4 * puts && Date.now() < until); ) {
       await Promise.all(Array.from({ length: 64 }, () => inbox.put(entry(`k${n++}`, body))));
       largestWal = Math.max(largestWal, statSync(`${path}-wal`).size);
       sequences.add(walCheckpointSequence(`${path}-wal`));
     }
+    const written = n * body.length;
     await inbox.close();
     // SQLite numbers each start over of the WAL in its header: it was started over, and more than once.
     expect(sequences.size).toBeGreaterThan(1);
