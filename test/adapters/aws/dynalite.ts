@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 const dynalite = createRequire(import.meta.url)('dynalite') as (options: { createTableMs: number }) => Server;
 
@@ -13,7 +13,7 @@ export interface Dynamo {
   client: DynamoDBClient;
   /** http://127.0.0.1:<port> */
   endpoint: string;
-  /** Creates a table as the example's template does: partition key `id` (String). */
+  /** Creates a table as the example's template does (partition key `id`, String) and waits until it is ACTIVE. */
   table(name: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -39,7 +39,14 @@ export async function startDynalite(): Promise<Dynamo> {
           BillingMode: 'PAY_PER_REQUEST',
         }),
       );
-      return name;
+      // dynalite, like DynamoDB, answers "not found" to reads and writes while a table is CREATING; it turns
+      // ACTIVE on a timer, which a busy machine can run after the test's first write.
+      for (let polls = 0; ; polls++) {
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+        if (Table?.TableStatus === 'ACTIVE') return name;
+        if (polls === 1000) throw new Error(`dynalite: table ${name} is still ${Table?.TableStatus} after 1000 looks`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
     },
     async stop() {
       client.destroy();
