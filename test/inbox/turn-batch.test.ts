@@ -235,7 +235,8 @@ describe('TurnBatch', () => {
     try {
       const { batches, send } = heldSend<number>();
       const batch = new TurnBatch(send, 5, 1);
-      const sleep = () => new Promise((resolve) => setTimeout(resolve, 5));
+      // Turns, not a timer: a timer can fire before a send scheduled one turn later, on a busy machine.
+      const sleep = () => turns(4);
       const answers = [batch.add(1), batch.add(2)];
       expect(scheduled.count()).toBe(1);
       await sleep();
@@ -279,7 +280,7 @@ describe('TurnBatch', () => {
         return items;
       }, 5, 1);
       const answers = [batch.add(1), batch.add(2)];
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await turns(6);
       expect(batches).toEqual([[1], [2], [3]]);
       expect(await Promise.all([...answers, ...later])).toEqual([1, 2, 3]);
       expect(scheduled.count()).toBe(3);
