@@ -10,17 +10,13 @@ import { MAX_REPORTED_ISSUES } from '../../src/receive/validate.js';
 const fixture = JSON.parse(readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8'));
 const copy = () => structuredClone(fixture);
 
-/** Time and heap growth of one rejection (heap measured after a forced GC when --expose-gc is on; else skipped). */
+/** The heap growth of one rejection (from after a forced GC when --expose-gc is on). */
 function measure(body: string) {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
-  let peak = heapBefore;
-  const started = performance.now();
   const result = safeParseWebhook(body);
-  const ms = performance.now() - started;
-  peak = Math.max(peak, process.memoryUsage().heapUsed);
-  return { result, ms, heapGrowthMb: (peak - heapBefore) / 1e6 };
+  return { result, heapGrowthMb: (process.memoryUsage().heapUsed - heapBefore) / 1e6 };
 }
 
 describe('bounded work per rejection', () => {
@@ -29,46 +25,42 @@ describe('bounded work per rejection', () => {
     event.data.message.tags = new Array(500_000).fill(0);
     const body = JSON.stringify(event);
     expect(body.length).toBeGreaterThan(1_000_000);
-    const { result, ms, heapGrowthMb } = measure(body);
+    const { result, heapGrowthMb } = measure(body);
     expect(result.success).toBe(false);
     const issues = result.error?.issues ?? [];
     expect(issues.length).toBeGreaterThan(0);
     expect(issues.length).toBeLessThanOrEqual(MAX_REPORTED_ISSUES);
     expect(issues[0]?.path).toEqual(['data', 'message', 'tags', 0]);
-    // Parsing the valid 750 KB body alone takes ~10 ms; zod's explanation of every element took 2+ seconds.
-    // The bound is loose for a shared machine; the issue count and the heap are the sharper checks.
-    expect(ms).toBeLessThan(1000);
+    // zod's explanation of every element took 2+ seconds and ~500 MB; time is left to bench/ (a shared
+    // machine's pace is no measure), the issue count and the heap are what fail here.
     expect(heapGrowthMb).toBeLessThan(150);
   });
 
   it('a bad element far into a long array is found at its real index', () => {
     const event = copy();
     event.data.message.tags = [...new Array(100_000).fill('ok'), 7, ...new Array(1000).fill(0)];
-    const { result, ms } = measure(JSON.stringify(event));
+    const { result } = measure(JSON.stringify(event));
     expect(result.success).toBe(false);
     expect(result.error?.issues?.[0]?.path).toEqual(['data', 'message', 'tags', 100_000]);
     expect(result.error?.issues?.length).toBeLessThanOrEqual(MAX_REPORTED_ISSUES);
-    expect(ms).toBeLessThan(1000);
   });
 
   it('a record with 50 000 invalid users is rejected fast, naming the first', () => {
     const event = copy();
     event.data.message.data.mentions = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`u${i}`, { uid: i }]));
-    const { result, ms } = measure(JSON.stringify(event));
+    const { result } = measure(JSON.stringify(event));
     expect(result.success).toBe(false);
     expect(result.error?.issues?.[0]?.path.slice(0, 5)).toEqual(['data', 'message', 'data', 'mentions', 'u0']);
     expect(result.error?.issues?.length).toBeLessThanOrEqual(MAX_REPORTED_ISSUES);
-    expect(ms).toBeLessThan(1000);
   });
 
   it('arrays of bad elements under a union (attachments of a receiver entity) stay bounded too', () => {
     const event = copy();
     event.data.message.data.entities.receiver.entity = { uid: 5, tags: new Array(200_000).fill(0) };
-    const { result, ms } = measure(JSON.stringify(event));
+    const { result } = measure(JSON.stringify(event));
     expect(result.success).toBe(false);
     expect(result.error?.issues?.length).toBeLessThanOrEqual(MAX_REPORTED_ISSUES);
     expect(result.error?.issues?.[0]?.path.slice(0, 6)).toEqual(['data', 'message', 'data', 'entities', 'receiver', 'entity']);
-    expect(ms).toBeLessThan(1000);
   });
 
   it('small invalid payloads keep zod’s full explanation (every issue, its message and path)', () => {
