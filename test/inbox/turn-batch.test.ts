@@ -235,31 +235,30 @@ describe('TurnBatch', () => {
     try {
       const { batches, send } = heldSend<number>();
       const batch = new TurnBatch(send, 5, 1);
-      // Turns, not a timer: a timer can fire before a send scheduled one turn later, on a busy machine.
-      const sleep = () => turns(4);
+      // Waits turns, not a timer: a timer can fire before a send scheduled one turn later, on a busy machine.
       const answers = [batch.add(1), batch.add(2)];
       expect(scheduled.count()).toBe(1);
-      await sleep();
+      await turns(4);
       // [1] went, then [2] beside it, each from one scheduled call.
       expect(batches.map((b) => b.items)).toEqual([[1], [2]]);
       expect(scheduled.count()).toBe(2);
       batches[0]!.answer([1]);
       batches[1]!.answer([2]);
       expect(await Promise.all(answers)).toEqual([1, 2]);
-      await sleep();
+      await turns(4);
       expect(scheduled.count()).toBe(2);
 
       // With every batch slot taken, requests wait without scheduling anything; the end of a batch sends them.
       const full = new TurnBatch(send, 1);
       const held = full.add(10);
-      await sleep();
+      await turns(4);
       const calls = scheduled.count();
       const waiting = [full.add(11), full.add(12)];
-      await sleep();
+      await turns(4);
       expect(scheduled.count()).toBe(calls);
       batches.at(-1)!.answer([10]);
       await held;
-      await sleep();
+      await turns(4);
       expect(batches.at(-1)!.items).toEqual([11, 12]);
       batches.at(-1)!.answer([11, 12]);
       expect(await Promise.all(waiting)).toEqual([11, 12]);
