@@ -50,17 +50,35 @@ export function appIdOf(event: { readonly appId?: unknown }): string | undefined
 }
 
 /**
+ * What a part of a key may not hold as it is: the separator `:`, the escape `%`, `#` (a field key must never
+ * read as the body digest's `#…`), NUL (PostgreSQL's text refuses it) and any UTF-16 surrogate (a lone one is
+ * written as U+FFFD by every store that keeps UTF-8, so two ids would meet there; paired ones are let through
+ * by `keyPart`). One test lets the usual ids, plain ASCII, through without a replace.
+ */
+const SPECIAL = /[%:#\0\uD800-\uDFFF]/;
+const ESCAPED = /[%:#\0]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '%': '%25', ':': '%3A', '#': '%23', '\0': '%00' };
+const escapeOf = (c: string): string => ESCAPES[c] ?? `%u${c.charCodeAt(0).toString(16).toUpperCase()}`;
+
+/**
+ * One part of a key as it is written: `%`, `:`, `#` and NUL as `%25`, `%3A`, `%23`, `%00`, a lone surrogate as
+ * `%uD800`. Every `%` written starts one of these and none is the start of another, so the parts read back
+ * exactly: keys of different part tuples never meet (issue 33).
+ */
+export function keyPart(text: string): string {
+  return SPECIAL.test(text) ? text.replace(ESCAPED, escapeOf) : text;
+}
+
+/**
  * `<appId>:<webhook id>:<trigger>:`, the start of every key, so keys of two apps, webhooks or triggers never
- * meet: webhook ids are chosen by each customer and message ids are unique only within an app. Without an
- * `appId` the key starts at the webhook id; without either, at the trigger (never with a bare colon). With an
- * `appId` but no webhook id, the webhook's place stays, empty (`<appId>::<trigger>:`), so such a key never reads
- * as another event's webhook id.
+ * meet: webhook ids are chosen by each customer and message ids are unique only within an app. All three places
+ * are always written, a missing `appId` or webhook id as an empty place (`:wh:message_sent:`): left out, the
+ * short form read as another app's long one (webhook `acme:wh` or `X` against app `acme` or `X`, issue 33).
  */
 export function keyPrefix(event: ParsedWebhook): string {
-  const webhook = typeof event.webhook === 'string' ? event.webhook : '';
+  const webhook = typeof event.webhook === 'string' ? keyPart(event.webhook) : '';
   const app = appIdOf(event);
-  if (app !== undefined) return `${app}:${webhook}:${event.trigger}:`;
-  return webhook === '' ? `${event.trigger}:` : `${webhook}:${event.trigger}:`;
+  return `${app === undefined ? '' : keyPart(app)}:${webhook}:${keyPart(event.trigger)}:`;
 }
 
 /**
@@ -78,7 +96,7 @@ export function documentedKey(event: ParsedWebhook): string | undefined {
   for (let i = 0; i < paths.length; i++) {
     const value = valueAt(event.data, paths[i] as readonly string[]);
     if (value === undefined) return undefined;
-    key += i === 0 ? value : `:${value}`;
+    key += i === 0 ? keyPart(value) : `:${keyPart(value)}`;
   }
   return key;
 }

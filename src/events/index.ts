@@ -4,4 +4,4 @@ export type { EnvelopeType, Registry, Trigger, TriggerDefinition } from './regis
 export { isKnownTrigger } from './known.js';
 export type { DataOf, EventOf, ParsedWebhook, UnknownWebhookEvent, WebhookEvent } from './types.js';
 export type { CallEntity, Connection, Group, Message, Occupant, Reaction, User } from './records.js';
-export { appIdOf, documentedKey, idempotencyFields, keyPrefix } from './idempotency.js';
+export { appIdOf, documentedKey, idempotencyFields, keyPart, keyPrefix } from './idempotency.js';

@@ -1,15 +1,16 @@
 /**
  * Idempotency keys: the platform sends no delivery id, so each event's key comes from the fields the platform
  * documents for its trigger (src/events/idempotency.ts), else from a digest of the exact body: identical
- * bytes are the same delivery. Every key starts with `<appId>:<webhook id>:<trigger>:` (keyPrefix in
- * src/events/idempotency.ts says how a missing `appId` or webhook id is written).
+ * bytes are the same delivery. Every key starts with `<appId>:<webhook id>:<trigger>:`, each part escaped
+ * (keyPart and keyPrefix in src/events/idempotency.ts), so no two events' parts ever give one key.
  */
-import { documentedKey, keyPrefix, type EventOf, type ParsedWebhook, type Trigger } from '../events/index.js';
+import { documentedKey, keyPart, keyPrefix, type EventOf, type ParsedWebhook, type Trigger } from '../events/index.js';
 import { sha256Base64 } from '#platform';
 
 /**
  * Per-trigger key functions that replace the documented fields: `{ message_sent: (e) => e.data.message.id }`.
- * What one returns goes after `<appId>:<webhook id>:<trigger>:`. Unknown triggers may be named too.
+ * What one returns goes after `<appId>:<webhook id>:<trigger>:`, escaped as one part (a `:` in it is `%3A`).
+ * Unknown triggers may be named too.
  */
 export type IdempotencyKeys = { [T in Trigger]?: (event: EventOf<T>) => string } & {
   [trigger: string]: ((event: never) => string) | undefined;
@@ -60,6 +61,6 @@ function overriddenKey(overrides: IdempotencyKeys): (event: ParsedWebhook) => st
       key = undefined;
     }
     // A key function that returns nothing usable (or throws) must not merge distinct events: the body names it.
-    return typeof key === 'string' && key !== '' ? keyPrefix(event) + key : undefined;
+    return typeof key === 'string' && key !== '' ? keyPrefix(event) + keyPart(key) : undefined;
   };
 }

@@ -56,32 +56,32 @@ describe('idempotencyKey', () => {
 
   it('an unknown trigger named like an Object method still gets a body key', () => {
     const event = { trigger: 'constructor', data: {} } as ParsedWebhook;
-    expect(idempotencyKey(event, '{}')).toMatch(/^constructor:#/);
+    expect(idempotencyKey(event, '{}')).toMatch(/^::constructor:#/);
   });
 
   it('a field that is not a usable id falls back to the body: empty, NaN, ±Infinity, null, an object, a boolean, a path through a scalar', () => {
     const event = { ...fixture('message_sent'), appId: undefined } as ParsedWebhook & { data: { message: Record<string, unknown> } };
     const withId = (id: unknown) => ({ ...event, data: { ...event.data, message: { ...event.data.message, id } } }) as ParsedWebhook;
     for (const id of ['', Number.NaN, Infinity, -Infinity, null, { id: 1 }, true]) {
-      expect(idempotencyKey(withId(id), '{}'), String(id)).toMatch(/^wh_chat_events:message_sent:#/);
+      expect(idempotencyKey(withId(id), '{}'), String(id)).toMatch(/^:wh_chat_events:message_sent:#/);
     }
     for (const message of [null, 'a string', 1421]) {
       const through = { ...event, data: { ...event.data, message } } as ParsedWebhook;
-      expect(idempotencyKey(through, '{}'), String(message)).toMatch(/^wh_chat_events:message_sent:#/);
+      expect(idempotencyKey(through, '{}'), String(message)).toMatch(/^:wh_chat_events:message_sent:#/);
     }
-    expect(idempotencyKey({ ...event, data: null } as unknown as ParsedWebhook, '{}')).toMatch(/^wh_chat_events:message_sent:#/);
-    expect(idempotencyKey(withId(0))).toBe('wh_chat_events:message_sent:0');
-    expect(idempotencyKey(withId('0'))).toBe('wh_chat_events:message_sent:0');
+    expect(idempotencyKey({ ...event, data: null } as unknown as ParsedWebhook, '{}')).toMatch(/^:wh_chat_events:message_sent:#/);
+    expect(idempotencyKey(withId(0))).toBe(':wh_chat_events:message_sent:0');
+    expect(idempotencyKey(withId('0'))).toBe(':wh_chat_events:message_sent:0');
   });
 
-  it('a webhook id that is not a string is left out of the prefix, leaving no leading colon (issue 25)', () => {
+  it('a webhook id that is not a string leaves its place empty (issue 25), as a missing appId does (issue 33)', () => {
     const event = { ...fixture('message_sent'), appId: undefined };
     for (const webhook of [undefined, 42, null, '']) {
-      expect(idempotencyKey({ ...event, webhook } as ParsedWebhook)).toBe('message_sent:1421');
+      expect(idempotencyKey({ ...event, webhook } as ParsedWebhook)).toBe('::message_sent:1421');
     }
     // The body fallback too: the demo's sample body has neither appId nor webhook.
     const bare = { trigger: 'group_created', data: {} } as ParsedWebhook;
-    expect(idempotencyKey(bare, '{}')).toMatch(/^group_created:#/);
+    expect(idempotencyKey(bare, '{}')).toMatch(/^::group_created:#/);
   });
 });
 
@@ -100,9 +100,9 @@ describe('idempotencyKey per app (issue 23)', () => {
     );
   });
 
-  it('without an appId (absent, empty, null, an object, NaN) the key keeps its old form', () => {
+  it('without an appId (absent, empty, null, an object, NaN) the app\'s place stays, empty (issue 33)', () => {
     for (const appId of [undefined, '', null, { id: 'a' }, Number.NaN, true]) {
-      expect(idempotencyKey(ofApp(appId)), String(appId)).toBe('wh_chat_events:message_sent:1421');
+      expect(idempotencyKey(ofApp(appId)), String(appId)).toBe(':wh_chat_events:message_sent:1421');
     }
   });
 

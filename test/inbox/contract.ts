@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
 import { createWorker } from '../../src/inbox/worker.js';
+import { idempotencyKey } from '../../src/receive/idempotency.js';
+import type { ParsedWebhook } from '../../src/events/index.js';
 import { assertBuilt, runCli } from '../cli/run-cli.js';
 
 export interface InboxFactory {
@@ -63,6 +65,28 @@ export function inboxContract(name: string, factory: InboxFactory): void {
       expect(await Promise.all(keys.map((key) => inbox.put(entry(key))))).toEqual(keys.map(() => 'stored'));
       expect(await Promise.all(keys.map((key) => inbox.put(entry(key))))).toEqual(keys.map(() => 'duplicate'));
       expect((await inbox.stats()).pending).toBe(keys.length);
+    });
+
+    it('keeps the receiver\'s keys of distinct events distinct, exactly as put (issue 33)', async () => {
+      const inbox = await open();
+      // Events whose key parts, joined unescaped, met: a colon in a part, the form without appId against an
+      // app's, ids differing in a lone surrogate (one U+FFFD in UTF-8) or after a NUL (PostgreSQL's text refuses it).
+      const events = [
+        { appId: 'a:b', webhook: 'c', id: '1' },
+        { appId: 'a', webhook: 'b:c', id: '1' },
+        { webhook: 'acme:wh', id: '1' },
+        { appId: 'acme', webhook: 'wh', id: '1' },
+        ...['\uD800', '\uD801', '\uFFFD', 'x\0y', 'x\0z'].map((id) => ({ appId: 'app', webhook: 'wh', id })),
+      ].map(({ id, ...envelope }) => ({ ...envelope, trigger: 'message_sent', data: { message: { id } } }) as ParsedWebhook);
+      const entries = events.map((event) => entry(idempotencyKey(event)));
+      expect(new Set(entries.map((e) => e.key)).size).toBe(entries.length);
+      expect(await Promise.all(entries.map((e) => inbox.put(e)))).toEqual(entries.map(() => 'stored'));
+      expect(await Promise.all(entries.map((e) => inbox.put(e)))).toEqual(entries.map(() => 'duplicate'));
+      const claims: InboxClaim[] = [];
+      for (let i = 0; i < entries.length; i++) claims.push((await inbox.claim(LEASE)) as InboxClaim);
+      expect(claims.map((claim) => claim?.key).sort()).toEqual(entries.map((e) => e.key).sort());
+      await Promise.all(claims.map((claim) => inbox.complete(claim)));
+      expect(await inbox.stats()).toEqual({ pending: 0, running: 0, done: entries.length, dead: 0 });
     });
 
     it('puts of one turn: distinct keys all stored, a key repeated in the same turn stored once', async () => {

@@ -187,7 +187,7 @@ describe('answers', () => {
     await (await webhooks.handle(request('{"trigger":"poll_voted","data":{"a":1}}'))).done;
     await (await webhooks.handle(request('{"trigger":"poll_voted","data":{"a":2}}'))).done;
     expect(keys).toHaveLength(2);
-    expect(keys[0]).toMatch(/^poll_voted:#/);
+    expect(keys[0]).toMatch(/^::poll_voted:#/);
     expect(keys[0]).not.toBe(keys[1]);
   });
 });

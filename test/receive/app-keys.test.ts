@@ -22,11 +22,11 @@ const fixture = JSON.parse(readFileSync(new URL('../../fixtures/message_sent.jso
 };
 
 /** App `appId`'s message 1421 through the one webhook id both apps chose; `text` makes the bytes differ. */
-function delivery(appId: unknown, text = 'hello'): string {
+function delivery(appId: unknown, text = 'hello', webhook = 'wh_chat_events', id = '1421'): string {
   const body = structuredClone(fixture);
   body.appId = appId;
-  body.webhook = 'wh_chat_events';
-  body.data.message.id = '1421';
+  body.webhook = webhook;
+  body.data.message.id = id;
   body.data.message.data.text = text;
   return JSON.stringify(body);
 }
@@ -111,12 +111,68 @@ describe('two apps with equal webhook and message ids are both handled', () => {
     await twoAppsBothHandled({ inbox });
   });
 
-  it('events without an appId keep the key they had, and still meet their repeats', async () => {
+  it('events without an appId keep the app\'s place, empty, and still meet their repeats', async () => {
     const { handled, duplicates, send } = receiver({ inbox: memoryInbox() });
     expect(await send(delivery(undefined))).toBe(200);
     expect(await send(delivery(undefined, 'again'))).toBe(200);
     await until(() => handled.length === 1 && duplicates.length === 1);
-    expect(handled[0]?.key).toBe('wh_chat_events:message_sent:1421');
-    expect(duplicates).toEqual(['wh_chat_events:message_sent:1421']);
+    expect(handled[0]?.key).toBe(':wh_chat_events:message_sent:1421');
+    expect(duplicates).toEqual([':wh_chat_events:message_sent:1421']);
+  });
+});
+
+/**
+ * Deliveries whose key parts, joined unescaped, spelled one key (issue 33): a colon inside a part; the form
+ * without `appId` against another app's; ids differing in a lone surrogate, which stores writing UTF-8 (SQLite,
+ * Redis's hash of the key) kept as one U+FFFD. The second was answered 200 as a duplicate and never handled.
+ */
+const PAIRS: Array<[string, string, string]> = [
+  ['a colon inside a part', delivery('a:b', 'first', 'c'), delivery('a', 'second', 'b:c')],
+  ['the short form against the long', delivery(undefined, 'first', 'acme:wh'), delivery('acme', 'second', 'wh')],
+  ['a lone surrogate', delivery('app', 'first', 'wh', '\uD800'), delivery('app', 'second', 'wh', '\uD801')],
+];
+
+/** The pair through one receiver: both handled under two keys, and a resend of the second is its duplicate. */
+async function bothHandled(options: Partial<WebhooksOptions>, first: string, second: string) {
+  const { handled, duplicates, send } = receiver(options);
+  expect(await send(first)).toBe(200);
+  expect(await send(second)).toBe(200);
+  await until(() => handled.length === 2);
+  expect(new Set(handled.map(({ key }) => key)).size).toBe(2);
+  expect(await send(second.replace('second', 'second again'))).toBe(200);
+  await until(() => duplicates.length === 1);
+  expect(duplicates).toEqual([handled[1]?.key]);
+}
+
+describe('deliveries whose key parts once spelled one key are both handled (issue 33)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pair-keys-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const inboxes: Inbox[] = [];
+  afterAll(async () => {
+    await Promise.all(inboxes.map((inbox) => inbox.close()));
+  });
+  const redis = redisPerSuite();
+  let serial = 0;
+
+  describe.each(PAIRS)('%s', (_name, first, second) => {
+    it('through the default in-memory duplicate window', async () => {
+      await bothHandled({}, first, second);
+    });
+
+    it('through memoryInbox', async () => {
+      await bothHandled({ inbox: memoryInbox() }, first, second);
+    });
+
+    it('through sqliteInbox', async () => {
+      const inbox = sqliteInbox({ path: join(dir, `inbox-${++serial}.sqlite`) });
+      inboxes.push(inbox);
+      await bothHandled({ inbox }, first, second);
+    });
+
+    it('through redisInbox', async () => {
+      const inbox = redisInbox({ url: redis.server.url, prefix: `pair-${++serial}`, pollMs: 10 });
+      inboxes.push(inbox);
+      await bothHandled({ inbox }, first, second);
+    });
   });
 });

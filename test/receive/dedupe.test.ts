@@ -247,7 +247,7 @@ describe('what the window recognises a repeat by (no inbox)', () => {
     await send(poll(''));
     expect(handled).toHaveLength(2);
     expect(duplicates).toHaveLength(1);
-    expect(duplicates[0]).toMatch(/^wh-1:poll_voted:#/);
+    expect(duplicates[0]).toMatch(/^:wh-1:poll_voted:#/);
   });
 
   it('the idempotencyKeys override, and the body when the override throws or returns nothing', async () => {

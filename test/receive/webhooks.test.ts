@@ -113,7 +113,7 @@ describe('handle: the status table', () => {
       expect.objectContaining({ trigger: 'poll_voted' }),
       expect.objectContaining({ attempt: 1, receivedAt: expect.any(Number) }),
     );
-    expect(unknown.mock.calls[0]?.[1].key).toMatch(/^poll_voted:#/);
+    expect(unknown.mock.calls[0]?.[1].key).toMatch(/^::poll_voted:#/);
     expect(any).toHaveBeenCalledTimes(1);
     expect(typed).not.toHaveBeenCalled();
   });
