@@ -16,6 +16,8 @@ export const ATTRIBUTES = {
   traceparent: 'traceparent',
   /** Present ("base64") when the body holds characters SQS refuses, so it travels as its UTF-8 bytes in base64. */
   encoding: 'webhook-body-encoding',
+  /** Present ("base64") when the key holds characters SQS refuses (U+FFFE, a control character): the same way. */
+  keyEncoding: 'webhook-key-encoding',
 } as const;
 
 /** SQS's default size limit for one message: its body and its attributes' names, types and values. */
@@ -72,13 +74,29 @@ export function validGroupId(id: string): string {
 
 const REFUSED_BY_SQS_ALL = new RegExp(REFUSED_BY_SQS.source, 'gu');
 /**
- * A String attribute SQS takes: characters it refuses are written as \uXXXX escapes. A key stays one
- * consistent name for its event (every delivery of it is escaped alike), and the consumer only compares keys.
+ * A String attribute SQS takes: characters it refuses are written as \uXXXX escapes. Not reversible (a `\u`
+ * already in the text reads the same), so only for what the consumer does not read back exactly: the trigger
+ * (it reads the body's) and the traceparent (W3C's form is hex and dashes).
  */
 const text = (value: string): MessageAttributeValue => ({
   DataType: 'String',
   StringValue: value.replace(REFUSED_BY_SQS_ALL, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`),
 });
+
+/**
+ * The key's attributes: as it is, or where SQS refuses a character of it, its UTF-8 bytes in base64 with
+ * `webhook-key-encoding`, which `fromRecord` reverses. Escaped like the other attributes, keys differing in such
+ * characters met (`w\uFFFE` and `w\\ufffe`), and the consumer ran one of the two events (issue 33). The
+ * receiver's keys hold no lone surrogate (src/events/idempotency.ts escapes them), so UTF-8 keeps them whole.
+ */
+function keyAttributes(key: string, attributes: Record<string, MessageAttributeValue>): void {
+  if (!REFUSED_BY_SQS.test(key)) {
+    attributes[ATTRIBUTES.key] = { DataType: 'String', StringValue: key };
+    return;
+  }
+  attributes[ATTRIBUTES.key] = { DataType: 'String', StringValue: Buffer.from(key, 'utf8').toString('base64') };
+  attributes[ATTRIBUTES.keyEncoding] = { DataType: 'String', StringValue: 'base64' };
+}
 
 /** The message for an entry; `id` names it within its batch. Throws (413) when it is larger than SQS takes. */
 export function toMessage(
@@ -87,10 +105,9 @@ export function toMessage(
   fifo: { groupId: (event: ParsedWebhook) => string } | undefined,
   maxBytes: number,
 ): { message: SendMessageBatchRequestEntry; bytes: number } {
-  const attributes: Record<string, MessageAttributeValue> = {
-    [ATTRIBUTES.key]: text(entry.key),
-    [ATTRIBUTES.receivedAt]: { DataType: 'Number', StringValue: String(entry.receivedAt) },
-  };
+  const attributes: Record<string, MessageAttributeValue> = {};
+  keyAttributes(entry.key, attributes);
+  attributes[ATTRIBUTES.receivedAt] = { DataType: 'Number', StringValue: String(entry.receivedAt) };
   // SQS refuses an empty attribute value; the consumer reads the trigger from the body anyway.
   if (entry.trigger !== '') attributes[ATTRIBUTES.trigger] = text(entry.trigger);
   if (entry.traceparent) attributes[ATTRIBUTES.traceparent] = text(entry.traceparent);
@@ -138,11 +155,12 @@ export function fromRecord(record: SqsRecord): ReceivedMessage {
   const attributes = record.messageAttributes ?? {};
   const value = (name: string) => attributes[name]?.stringValue;
   const rawBody = value(ATTRIBUTES.encoding) === 'base64' ? Buffer.from(record.body, 'base64').toString('utf8') : record.body;
+  const key = value(ATTRIBUTES.key);
   const receivedAt = Number(value(ATTRIBUTES.receivedAt) ?? record.attributes?.SentTimestamp);
   const attempt = Number(record.attributes?.ApproximateReceiveCount);
   return {
     rawBody,
-    key: value(ATTRIBUTES.key) || undefined,
+    key: (key && value(ATTRIBUTES.keyEncoding) === 'base64' ? Buffer.from(key, 'base64').toString('utf8') : key) || undefined,
     receivedAt: Number.isFinite(receivedAt) ? receivedAt : Date.now(),
     attempt: Number.isSafeInteger(attempt) && attempt >= 1 ? attempt : 1,
     traceparent: value(ATTRIBUTES.traceparent),

@@ -5,6 +5,7 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoIdempotency, memoryIdempotency, type IdempotencyStore } from '../../../adapters/aws/index.js';
+import { idempotencyKey, type ParsedWebhook } from '../../../src/index.js';
 import { startDynalite, type Dynamo } from './dynalite.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -18,6 +19,19 @@ function contract(name: string, make: (windowMs?: number) => Promise<Idempotency
       expect(first.state).toBe('started');
       expect(await store.begin('app:w:message_sent:1', 10_000)).toEqual({ state: 'busy' });
       expect((await store.begin('app:w:message_sent:2', 10_000)).state).toBe('started');
+    });
+
+    it('the receiver\'s keys of distinct events each start: none met another (issue 33)', async () => {
+      const store = await make();
+      // Parts that met joined unescaped, or in UTF-8 (lone surrogates are one U+FFFD there).
+      const events = [
+        { appId: 'a:b', webhook: 'c', id: '1' },
+        { appId: 'a', webhook: 'b:c', id: '1' },
+        { webhook: 'acme:wh', id: '1' },
+        { appId: 'acme', webhook: 'wh', id: '1' },
+        ...['\uD800', '\uD801', '\uFFFD'].map((id) => ({ appId: 'app', webhook: 'wh', id })),
+      ].map(({ id, ...envelope }) => ({ ...envelope, trigger: 'message_sent', data: { message: { id } } }) as ParsedWebhook);
+      for (const event of events) expect((await store.begin(idempotencyKey(event), 10_000)).state).toBe('started');
     });
 
     it('a completed key is done (skipped) until the window ends, then starts again', async () => {

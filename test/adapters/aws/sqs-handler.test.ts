@@ -252,6 +252,23 @@ describe('sqsHandler with an idempotency store: each key handled once across red
     expect(duplicates).toHaveLength(1);
   });
 
+  it('keys that SQS-style escaping made one (webhook `w\\uFFFE` and the text `w\\\\ufffe`) come back apart: both handled (issue 33)', async () => {
+    const queue = sqs.queue(`consume-${++names}`);
+    const first = message('first');
+    const second = { ...message('second'), webhook: 'w\\ufffe' } as ParsedWebhook;
+    first.webhook = 'w\uFFFE';
+    (second.data as { message: { id: string } }).message.id = (first.data as { message: { id: string } }).message.id;
+    const keys = await enqueue(queue, [first, second]);
+    expect(keys[0]).not.toBe(keys[1]);
+    const { handler, runs, duplicates } = consumer({ idempotency: memoryIdempotency() });
+    expect((await deliver(queue, handler)).failed).toEqual([]);
+    expect(runs.map(([text, { key }]) => [text, key])).toEqual([
+      ['first', keys[0]],
+      ['second', keys[1]],
+    ]);
+    expect(duplicates).toEqual([]);
+  });
+
   it('a failed run releases its key: the redelivery runs the handlers again', async () => {
     const queue = sqs.queue(`consume-${++names}`);
     await enqueue(queue, [message('flaky')]);

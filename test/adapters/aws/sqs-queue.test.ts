@@ -199,7 +199,7 @@ describe('sqsQueue: the receiver answers once SQS has the event', () => {
     expect(Buffer.from(queue.messages[0]?.body as string, 'base64').toString('utf8')).toBe(body);
   });
 
-  it('a key holding characters SQS refuses is sent escaped, the same for every delivery of the event', async () => {
+  it('a key holding characters SQS refuses travels base64-encoded, marked by an attribute, the same for every delivery', async () => {
     const queue = sqs.queue(`events-${++names}`);
     const inbox = sqsQueue({ queueUrl: queue.url, client: sqs.client() });
     const webhooks = createWebhooks({ auth: false, logger: {}, inbox, consume: false, idempotencyKeys: { message_sent: (event) => String((event.data.message.data as { text: string }).text) } });
@@ -208,9 +208,14 @@ describe('sqsQueue: the receiver answers once SQS has the event', () => {
     for (let delivery = 0; delivery < 2; delivery += 1) {
       expect((await handler(httpApiEvent({ method: 'POST', headers: { 'content-type': 'application/json' }, body }), lambdaContext())).statusCode).toBe(200);
     }
-    const keys = queue.messages.map((m) => m.attributes[MESSAGE_ATTRIBUTES.key]?.StringValue);
-    expect(keys[0]).toMatch(/odd \\uffff key$/);
+    const keys = queue.messages.map((m) => m.attributes[MESSAGE_ATTRIBUTES.key]?.StringValue as string);
+    expect(Buffer.from(keys[0] as string, 'base64').toString('utf8')).toMatch(/:message_sent:odd \uFFFF key$/);
+    expect(attribute(queue, 0, MESSAGE_ATTRIBUTES.keyEncoding)).toBe('base64');
     expect(keys[1]).toBe(keys[0]);
+    // A key SQS takes goes as it is, unmarked.
+    expect((await handler(httpApiEvent(post(JSON.stringify(message('plain')))), lambdaContext())).statusCode).toBe(200);
+    expect(attribute(queue, 2, MESSAGE_ATTRIBUTES.key)).toMatch(/:message_sent:plain$/);
+    expect(attribute(queue, 2, MESSAGE_ATTRIBUTES.keyEncoding)).toBeUndefined();
   });
 
   it('passes the trace context of the entry as a traceparent attribute', async () => {
