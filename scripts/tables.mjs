@@ -43,10 +43,10 @@ export function triggerTable({ registry, triggers }) {
 /** The idempotency keys per trigger (`idempotencyFields` of src/events/idempotency.ts). */
 export function keysTable({ idempotencyFields }) {
   const rows = Object.entries(idempotencyFields).map(
-    ([trigger, paths]) => `| \`${trigger}\` | ${paths.map((path) => `\`data.${path.join('.')}\``).join(' + ')} |`,
+    ([trigger, paths]) => `| \`${trigger}\` | ${paths.map((path) => `\`data.${path.join('.')}\``).join(' `:` ')} |`,
   );
-  const other = '| every other trigger, or a field above missing | a SHA-256 digest of the exact body |';
-  return ['| trigger | key after `<appId>:<webhook id>:<trigger>:` |', '|---|---|', ...rows, other].join('\n');
+  const other = '| every other trigger, or a field above missing | `#` and a SHA-256 digest (base64) of the exact body |';
+  return ['| trigger | key after `<appId>:<webhook id>:<trigger>:` (each field escaped) |', '|---|---|', ...rows, other].join('\n');
 }
 
 export function statusTableText() {
