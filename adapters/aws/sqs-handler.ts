@@ -78,12 +78,32 @@ export function sqsHandler(webhooks: Webhooks, options: SqsHandlerOptions = {}):
       leaseMs: remaining ?? DEFAULT_LEASE_MS,
       deadline: remaining === undefined ? Infinity : Date.now() + remaining - SAFETY_MARGIN_MS,
     };
-    // A record that breaks the reading of it (no body, say) fails alone, reported, rather than the whole batch.
-    const handle = (record: SqsRecord) => handleRecord(record, run).catch((cause: unknown) => unreadable(webhooks, record, cause));
-    const ordered = fifo ?? records.some((record) => String(record.eventSourceARN).endsWith('.fifo'));
+    // A record that is not one (null, no body, say) or breaks the reading of it fails alone, reported, rather
+    // than the whole batch.
+    const handle = (record: SqsRecord) => {
+      const flaw = flawOf(record);
+      if (flaw !== undefined) return unreadable(webhooks, record, flaw);
+      return handleRecord(record, run).catch((cause: unknown) => unreadable(webhooks, record, String(cause), cause));
+    };
+    const ordered = fifo ?? records.some((record) => String(record?.eventSourceARN).endsWith('.fifo'));
     const ok = ordered ? await inGroups(records, handle) : await Promise.all(records.map(handle));
-    return { batchItemFailures: records.filter((_, index) => !ok[index]).map((record) => ({ itemIdentifier: record.messageId })) };
+    // Lambda takes an entry without a valid itemIdentifier for the failure of the whole batch: a record without
+    // a messageId (reported) cannot be named.
+    const failed = records.filter((record, index) => !ok[index] && hasMessageId(record));
+    return { batchItemFailures: failed.map((record) => ({ itemIdentifier: record.messageId })) };
   };
+}
+
+function hasMessageId(record: SqsRecord): boolean {
+  return typeof record?.messageId === 'string' && record.messageId !== '';
+}
+
+/** Why a Records entry cannot be read as an SQS message, or undefined when it has what reading one takes. */
+function flawOf(record: SqsRecord): string | undefined {
+  if (record === null || typeof record !== 'object') return `the record is ${record === null ? 'null' : typeof record}, not an SQS message`;
+  if (!hasMessageId(record)) return 'the record has no messageId';
+  if (typeof record.body !== 'string') return record.body === undefined ? 'the record has no body' : `its body is ${typeof record.body}, not a string`;
+  return undefined;
 }
 
 function checkOptions(webhooks: Webhooks, options: SqsHandlerOptions): void {
@@ -106,7 +126,7 @@ async function inGroups(records: SqsRecord[], handle: (record: SqsRecord) => Pro
   const ok = records.map(() => false);
   const groups = new Map<string, number[]>();
   records.forEach((record, index) => {
-    const group = record.attributes?.MessageGroupId ?? '';
+    const group = record?.attributes?.MessageGroupId ?? '';
     const indexes = groups.get(group);
     if (indexes) indexes.push(index);
     else groups.set(group, [index]);
@@ -178,9 +198,18 @@ function unparseable(error: WebhookError, record: SqsRecord, message: ReceivedMe
   return new WebhookError(error.code, text, { cause: error, issues, event, rawBody: message.rawBody, attempt: message.attempt, ...(message.key ? { key: message.key } : {}) });
 }
 
-async function unreadable(webhooks: Webhooks, record: SqsRecord, cause: unknown): Promise<false> {
-  const text = `SQS message ${String(record?.messageId)} could not be read (${String(cause)}); it goes back to the queue.`;
-  await webhooks.report(new WebhookError('invalid_envelope', text, { cause, rawBody: typeof record?.body === 'string' ? record.body : undefined }));
+/**
+ * A record that cannot be read as a message (`why` says what is wrong with it): to onError, with its body where
+ * it has one, and back to SQS as an unparseable one goes; one without a messageId cannot be sent back.
+ */
+async function unreadable(webhooks: Webhooks, record: SqsRecord, why: string, cause?: unknown): Promise<false> {
+  const text = hasMessageId(record)
+    ? `SQS message ${record.messageId} could not be read (${why}); it goes back to the queue, and to its dead-letter queue after maxReceiveCount receives.`
+    : `An SQS record could not be read (${why}); without a messageId it cannot be named to SQS as failed, so it is not delivered again.`;
+  const attempt = Number(record?.attributes?.ApproximateReceiveCount);
+  const rawBody = typeof record?.body === 'string' ? record.body : undefined;
+  const details = { cause, rawBody, ...(Number.isSafeInteger(attempt) && attempt >= 1 ? { attempt } : {}) };
+  await webhooks.report(new WebhookError('invalid_envelope', text, details));
   return false;
 }
 

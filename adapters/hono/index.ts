@@ -9,11 +9,14 @@
  * needed to compile this package or an application's use of it; a Hono `Context` is one.
  */
 import { rejectUnknownOptions, type HandleOptions, type Webhooks } from '../../src/receive/index.js';
-import { fetchBodyReader } from '../shared/fetch-body-reader.js';
+import { honoBodyReader, type HonoBodyCache } from './cached-body.js';
 
-/** What the handler reads of Hono's `Context`: the Fetch API request and, on Workers, the execution context. */
+/**
+ * What the handler reads of Hono's `Context`: the Fetch API request, what Hono kept of a body a middleware
+ * already read, and, on Workers, the execution context.
+ */
 export interface HonoContext {
-  req: { raw: Request };
+  req: { raw: Request; bodyCache?: HonoBodyCache };
   /** Hono's getter throws where the runtime has none (Node, Bun, Deno): read it guarded. */
   readonly executionCtx: { waitUntil(promise: Promise<unknown>): void };
 }
@@ -65,7 +68,7 @@ export function honoHandler(webhooks: Webhooks, options: HonoHandlerOptions = {}
 
   return async (c) => {
     const request = c.req.raw;
-    const response = await webhooks.handle({ method: request.method, headers: request.headers, body: fetchBodyReader(request) }, handleOptions);
+    const response = await webhooks.handle({ method: request.method, headers: request.headers, body: honoBodyReader(c.req) }, handleOptions);
     const executionCtx = executionContextOf(c);
     if (executionCtx) executionCtx.waitUntil(response.done);
     else if (awaitHandlers) await response.done;

@@ -154,6 +154,9 @@ export class Answers {
   }
 
   unreadable(cause: unknown): WebhookResponse {
+    // A reader that knows why it failed says so (a host that lost the body: `body_unavailable`, 500); a stream
+    // that broke is the sender's.
+    if (cause instanceof WebhookError) return this.refuse(cause);
     return this.refuse(new WebhookError('invalid_json', 'The request body could not be read.', { cause }));
   }
 

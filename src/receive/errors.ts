@@ -11,6 +11,7 @@ export type WebhookErrorCode =
   | 'unauthorized'
   | 'app_mismatch'
   | 'body_timeout'
+  | 'body_unavailable'
   | 'invalid_json'
   | 'invalid_envelope'
   | 'invalid_payload'
@@ -29,6 +30,9 @@ const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
   // Right credentials, bound to apps, delivering another app's event (or one without appId).
   app_mismatch: 403,
   body_timeout: 408,
+  // The app, not the sender: a middleware consumed the body and kept nothing of it. 500, so that the platform
+  // delivers it again (a 400 it would not resend, and the event would be lost).
+  body_unavailable: 500,
   invalid_json: 400,
   invalid_envelope: 400,
   // Answered 400 with `invalidPayload: 'reject'`; with the default 'accept', 200 and then onError.

@@ -52,7 +52,8 @@ export class BodyArrival {
  * Reads the request body. It must stop reading as soon as more than `maxBytes` bytes have arrived and may
  * then resolve with what it has: the receiver answers 413 for anything longer than `maxBytes`. A body already
  * in memory may be returned as is (no promise), which spares the request a turn of the microtask queue; a
- * body still arriving, as a promise or (cheaper) a `BodyArrival`.
+ * body still arriving, as a promise or (cheaper) a `BodyArrival`. A reader that throws or rejects is answered
+ * 400 (`invalid_json`), or, when what it threw is a `WebhookError`, with that error's status (to onError).
  */
 export type BodyReader = (maxBytes: number) => WebhookBody | Promise<WebhookBody> | BodyArrival;
 

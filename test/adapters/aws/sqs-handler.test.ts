@@ -159,6 +159,49 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     expect(errors.map((error) => error.code)).toEqual(['invalid_envelope']);
   });
 
+  it('every junk record is reported once with its body and message id, and fails alone; the good one is handled', async () => {
+    const queue = sqs.queue(`consume-${++names}`);
+    await enqueue(queue, [message('fine')]);
+    const { handler, runs, errors } = consumer();
+    const [good] = queue.event(queue.receive(10)).Records;
+    const like = (messageId: string, body: unknown) => ({ ...good!, messageId, body: body as string });
+    const junk = [
+      like('array', '[1,2,3]'),
+      like('number', '5'),
+      like('null-json', 'null'),
+      like('no-trigger', '{}'),
+      like('not-json', '{"trigger":'),
+      like('no-body', undefined),
+      like('number-body', 42),
+      // An object is not the string SQS delivers, even one shaped like an event: never handled as one.
+      like('object-body', JSON.parse(JSON.stringify(message('smuggled')))),
+    ];
+    const nameless = [null, 7, 'text', { ...good!, messageId: undefined }, { ...good!, messageId: '' }];
+    const records = [...nameless.slice(0, 2), junk[0], good, ...junk.slice(1), ...nameless.slice(2)] as never[];
+
+    const answer = await handler({ Records: records });
+    expect(runs.map(([text]) => text)).toEqual(['fine']);
+    // Only records SQS can be told about: an entry without a messageId would fail the whole batch.
+    expect(answer.batchItemFailures.map((failure) => failure.itemIdentifier).sort()).toEqual(junk.map((record) => record.messageId).sort());
+    expect(errors).toHaveLength(junk.length + nameless.length);
+    for (const record of junk) {
+      const reported = errors.filter((error) => new RegExp(`SQS message ${record.messageId}[ ,]`).test(error.message));
+      expect(reported, record.messageId).toHaveLength(1);
+      expect(reported[0]?.rawBody).toBe(typeof record.body === 'string' ? record.body : undefined);
+      expect(reported[0]?.attempt).toBe(1);
+      expect(reported[0]?.message).toMatch(/dead-letter queue after maxReceiveCount/);
+    }
+    expect(errors.filter((error) => /without a messageId/.test(error.message))).toHaveLength(nameless.length);
+  });
+
+  it('a batch of only a null record (FIFO or not) is answered, not thrown', async () => {
+    const { handler, errors } = consumer();
+    expect(await handler({ Records: [null as never] })).toEqual({ batchItemFailures: [] });
+    const fifo = consumer({ fifo: true });
+    expect(await fifo.handler({ Records: [null as never] })).toEqual({ batchItemFailures: [] });
+    expect([...errors, ...fifo.errors].map((error) => error.code)).toEqual(['invalid_envelope', 'invalid_envelope']);
+  });
+
   it('a message not sent by sqsQueue (an enqueue of your own): key from the event, receipt time from SentTimestamp', async () => {
     const queue = sqs.queue(`consume-${++names}`);
     const event = message('own');
