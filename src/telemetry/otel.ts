@@ -63,7 +63,8 @@ const MAX_RECORDED_BODY = 8 * 1024;
 /** The HTTP semantic conventions' buckets for request durations, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
+/** W3C Trace Context: version 00 is exactly these 55 characters; a later version may add fields after a `-`. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
 /** The instruments, made once per `openTelemetry()` call. */
 interface Instruments {
@@ -107,7 +108,8 @@ function instruments(meter: Meter): Instruments {
 /** A W3C traceparent's span context; undefined for anything else (a header is the sender's to write). */
 export function parseTraceparent(header: string | undefined): SpanContext | undefined {
   const match = header === undefined ? null : TRACEPARENT.exec(header.trim());
-  if (!match || match[1] === 'ff' || /^0+$/.test(match[2] as string) || /^0+$/.test(match[3] as string)) return undefined;
+  if (!match || match[1] === 'ff' || (match[1] === '00' && match[5] !== undefined)) return undefined;
+  if (/^0+$/.test(match[2] as string) || /^0+$/.test(match[3] as string)) return undefined;
   return { traceId: match[2] as string, spanId: match[3] as string, traceFlags: parseInt(match[4] as string, 16) & 1, isRemote: true };
 }
 
