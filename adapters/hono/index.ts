@@ -13,7 +13,8 @@ import { fetchBodyReader } from '../shared/fetch-body-reader.js';
 
 /** What the handler reads of Hono's `Context`: the Fetch API request and, on Workers, the execution context. */
 export interface HonoContext {
-  req: { raw: Request };
+  /** `routePath`: the pattern of the route matched (`/hooks/:app`), for telemetry's `http.route`. */
+  req: { raw: Request; readonly routePath?: string };
   /** Hono's getter throws where the runtime has none (Node, Bun, Deno): read it guarded. */
   readonly executionCtx: { waitUntil(promise: Promise<unknown>): void };
 }
@@ -61,11 +62,20 @@ function executionContextOf(c: HonoContext): HonoContext['executionCtx'] | undef
 export function honoHandler(webhooks: Webhooks, options: HonoHandlerOptions = {}): HonoHandler {
   rejectUnknownOptions('honoHandler', options, Object.keys({ awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof HonoHandlerOptions, true>));
   const { awaitHandlers = false, handlerTimeoutMs } = options;
-  const handleOptions: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
+  const unrouted: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
+  // The route is the pattern Hono matched, never the request's path. The options object is kept while the
+  // pattern stays the same: no allocation per request.
+  let routed: HandleOptions = unrouted;
+  const optionsFor = (c: HonoContext): HandleOptions => {
+    const route = c.req.routePath;
+    if (typeof route !== 'string' || route === '') return unrouted;
+    if (route !== routed.route) routed = { ...unrouted, route };
+    return routed;
+  };
 
   return async (c) => {
     const request = c.req.raw;
-    const response = await webhooks.handle({ method: request.method, headers: request.headers, body: fetchBodyReader(request) }, handleOptions);
+    const response = await webhooks.handle({ method: request.method, headers: request.headers, body: fetchBodyReader(request) }, optionsFor(c));
     const executionCtx = executionContextOf(c);
     if (executionCtx) executionCtx.waitUntil(response.done);
     else if (awaitHandlers) await response.done;

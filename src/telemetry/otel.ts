@@ -52,7 +52,10 @@ export interface OpenTelemetryOptions {
    * @defaultValue false
    */
   recordBodies?: boolean;
-  /** `http.route` (and the server span's name) where the adapter does not know its route. */
+  /**
+   * `http.route` (and the server span's name) where the adapter does not know its route: an Express mount
+   * (`app.use('/hooks/:app', …)`), or node, fetch and Lambda without `path`. A template, never a request's path.
+   */
   route?: string;
 }
 
@@ -260,9 +263,10 @@ class RequestTrace implements RequestTelemetry {
     route: string | undefined,
   ) {
     const upper = method.toUpperCase();
+    const known = KNOWN_METHODS.has(upper) ? upper : '_OTHER';
     const scheme = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
     this.#attributes = {
-      'http.request.method': KNOWN_METHODS.has(upper) ? upper : '_OTHER',
+      'http.request.method': known,
       'url.scheme': scheme === 'https' ? 'https' : 'http',
       ...(route ? { 'http.route': route } : {}),
     };
@@ -270,7 +274,9 @@ class RequestTrace implements RequestTelemetry {
     const active = context.active();
     const remote = trace.getSpan(active) ? undefined : parseTraceparent(header('traceparent'));
     const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : active;
-    const name = route ? `${this.#attributes['http.request.method']} ${route}` : String(this.#attributes['http.request.method']);
+    // The conventions' name: `{method} {route}`, where a method they do not know (`_OTHER`) is said `HTTP`.
+    const verb = known === '_OTHER' ? 'HTTP' : known;
+    const name = route ? `${verb} ${route}` : verb;
     this.#span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: this.#attributes }, parent);
     this.#context = trace.setSpan(parent, this.#span);
   }
