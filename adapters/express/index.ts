@@ -16,7 +16,7 @@
  * route (`app.post`) or a router mounted after an app-wide parser never sees it, hence the warning below.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { rejectUnknownOptions, type BodyReader, type WebhookBody, type Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions, type BodyReader, type HandleOptions, type WebhookBody, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
 import { bodyOf, type ParsedRequest } from '../shared/parsed-body.js';
@@ -25,7 +25,8 @@ export interface ExpressMiddlewareOptions {
   /**
    * Only requests to this path are webhook deliveries; others go to `next()`. Compared with `req.url`, which
    * Express makes relative to where the middleware is mounted (`app.use('/api', …)` sees `/webhooks` for
-   * `/api/webhooks`). Not needed when the route itself is mounted at the path.
+   * `/api/webhooks`). Not needed when the route itself is mounted at the path. At the app's root it is also
+   * telemetry's `http.route`; under a mount, give `openTelemetry({ route })`.
    */
   path?: string;
 }
@@ -64,13 +65,21 @@ export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddleware
   const { path } = options;
   const elsewhere = (req: IncomingMessage) => path !== undefined && pathOf(req.url) !== path;
 
-  // The route for telemetry's `http.route`: where the middleware is mounted, then `path` (or the route's own
-  // path) within it. The options object is kept while the route stays the same: no allocation per request.
+  // The route for telemetry's `http.route`: from configuration, never the request's text (Express matches
+  // paths case-insensitively and fills a mount's parameters, so `req.baseUrl` is what the sender spelled: one
+  // series per spelling). At the app's root it is `path`, or the pattern of the route the middleware is
+  // mounted as; under a mount (a `baseUrl`), whose pattern Express does not tell, there is none and
+  // `openTelemetry({ route })` applies. Option objects are kept: no allocation per request.
+  const atPath: HandleOptions | undefined = path === undefined ? undefined : { route: path };
+  const unrouted: HandleOptions = {};
   let routed = { route: '' };
-  const optionsFor = (req: IncomingMessage) => {
-    const { baseUrl = '', route } = req as { baseUrl?: string; route?: { path?: unknown } };
-    const full = `${baseUrl}${path ?? (typeof route?.path === 'string' ? route.path : '')}` || '/';
-    if (full !== routed.route) routed = { route: full };
+  const optionsFor = (req: IncomingMessage): HandleOptions => {
+    const { baseUrl, route } = req as { baseUrl?: string; route?: { path?: unknown } };
+    if (baseUrl) return unrouted;
+    if (atPath) return atPath;
+    const pattern = route?.path;
+    if (typeof pattern !== 'string') return unrouted;
+    if (pattern !== routed.route) routed = { route: pattern };
     return routed;
   };
 

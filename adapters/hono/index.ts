@@ -16,7 +16,8 @@ import { honoBodyReader, type HonoBodyCache } from './cached-body.js';
  * already read, and, on Workers, the execution context.
  */
 export interface HonoContext {
-  req: { raw: Request; bodyCache?: HonoBodyCache };
+  /** `routePath`: the pattern of the route matched (`/hooks/:app`), for telemetry's `http.route`. */
+  req: { raw: Request; bodyCache?: HonoBodyCache; readonly routePath?: string };
   /** Hono's getter throws where the runtime has none (Node, Bun, Deno): read it guarded. */
   readonly executionCtx: { waitUntil(promise: Promise<unknown>): void };
 }
@@ -64,11 +65,20 @@ function executionContextOf(c: HonoContext): HonoContext['executionCtx'] | undef
 export function honoHandler(webhooks: Webhooks, options: HonoHandlerOptions = {}): HonoHandler {
   rejectUnknownOptions('honoHandler', options, Object.keys({ awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof HonoHandlerOptions, true>));
   const { awaitHandlers = false, handlerTimeoutMs } = options;
-  const handleOptions: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
+  const unrouted: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };
+  // The route is the pattern Hono matched, never the request's path. The options object is kept while the
+  // pattern stays the same: no allocation per request.
+  let routed: HandleOptions = unrouted;
+  const optionsFor = (c: HonoContext): HandleOptions => {
+    const route = c.req.routePath;
+    if (typeof route !== 'string' || route === '') return unrouted;
+    if (route !== routed.route) routed = { ...unrouted, route };
+    return routed;
+  };
 
   return async (c) => {
     const request = c.req.raw;
-    const response = await webhooks.handle({ method: request.method, headers: request.headers, body: honoBodyReader(c.req) }, handleOptions);
+    const response = await webhooks.handle({ method: request.method, headers: request.headers, body: honoBodyReader(c.req) }, optionsFor(c));
     const executionCtx = executionContextOf(c);
     if (executionCtx) executionCtx.waitUntil(response.done);
     else if (awaitHandlers) await response.done;

@@ -52,7 +52,10 @@ export interface OpenTelemetryOptions {
    * @defaultValue false
    */
   recordBodies?: boolean;
-  /** `http.route` (and the server span's name) where the adapter does not know its route. */
+  /**
+   * `http.route` (and the server span's name) where the adapter does not know its route: an Express mount
+   * (`app.use('/hooks/:app', …)`), or node, fetch and Lambda without `path`. A template, never a request's path.
+   */
   route?: string;
 }
 
@@ -63,7 +66,8 @@ const MAX_RECORDED_BODY = 8 * 1024;
 /** The HTTP semantic conventions' buckets for request durations, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 const KNOWN_METHODS = new Set(['CONNECT', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE']);
-const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
+/** W3C Trace Context: version 00 is exactly these 55 characters; a later version may add fields after a `-`. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
 /** The instruments, made once per `openTelemetry()` call. */
 interface Instruments {
@@ -107,7 +111,8 @@ function instruments(meter: Meter): Instruments {
 /** A W3C traceparent's span context; undefined for anything else (a header is the sender's to write). */
 export function parseTraceparent(header: string | undefined): SpanContext | undefined {
   const match = header === undefined ? null : TRACEPARENT.exec(header.trim());
-  if (!match || match[1] === 'ff' || /^0+$/.test(match[2] as string) || /^0+$/.test(match[3] as string)) return undefined;
+  if (!match || match[1] === 'ff' || (match[1] === '00' && match[5] !== undefined)) return undefined;
+  if (/^0+$/.test(match[2] as string) || /^0+$/.test(match[3] as string)) return undefined;
   return { traceId: match[2] as string, spanId: match[3] as string, traceFlags: parseInt(match[4] as string, 16) & 1, isRemote: true };
 }
 
@@ -258,9 +263,10 @@ class RequestTrace implements RequestTelemetry {
     route: string | undefined,
   ) {
     const upper = method.toUpperCase();
+    const known = KNOWN_METHODS.has(upper) ? upper : '_OTHER';
     const scheme = header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
     this.#attributes = {
-      'http.request.method': KNOWN_METHODS.has(upper) ? upper : '_OTHER',
+      'http.request.method': known,
       'url.scheme': scheme === 'https' ? 'https' : 'http',
       ...(route ? { 'http.route': route } : {}),
     };
@@ -268,7 +274,9 @@ class RequestTrace implements RequestTelemetry {
     const active = context.active();
     const remote = trace.getSpan(active) ? undefined : parseTraceparent(header('traceparent'));
     const parent = remote ? trace.setSpanContext(ROOT_CONTEXT, remote) : active;
-    const name = route ? `${this.#attributes['http.request.method']} ${route}` : String(this.#attributes['http.request.method']);
+    // The conventions' name: `{method} {route}`, where a method they do not know (`_OTHER`) is said `HTTP`.
+    const verb = known === '_OTHER' ? 'HTTP' : known;
+    const name = route ? `${verb} ${route}` : verb;
     this.#span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: this.#attributes }, parent);
     this.#context = trace.setSpan(parent, this.#span);
   }

@@ -9,14 +9,17 @@ import type { AddressInfo } from 'node:net';
 import { SpanKind } from '@opentelemetry/api';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 import supertest from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expressMiddleware } from '../../adapters/express/index.js';
 import { fastifyWebhooks } from '../../adapters/fastify/index.js';
 import { fetchHandler } from '../../adapters/fetch/index.js';
+import { honoHandler } from '../../adapters/hono/index.js';
 import { lambdaHandler } from '../../adapters/lambda/index.js';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import { createWebhooks, type Webhooks } from '../../src/index.js';
+import type { OpenTelemetryOptions } from '../../src/telemetry/index.js';
 import { basicAuthHeader, createTestEvent } from '../../src/testing/index.js';
 import { httpApiEvent, lambdaContext } from '../adapters/lambda-events.js';
 import { sdk, valueOf, waitFor } from './sdk.js';
@@ -41,9 +44,11 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-const mounts: Record<string, { route: string; mount: Mount }> = {
+const mounts: Record<string, { route: string; otel?: Pick<OpenTelemetryOptions, 'route'>; mount: Mount }> = {
+  // A mount's pattern is not Express's to tell: the route is openTelemetry's.
   express: {
     route: '/webhooks',
+    otel: { route: '/webhooks' },
     async mount(webhooks) {
       const app = express();
       app.use('/webhooks', expressMiddleware(webhooks));
@@ -61,6 +66,17 @@ const mounts: Record<string, { route: string; mount: Mount }> = {
       return {
         send: async (headers, text) => ({ status: (await app.inject({ method: 'POST', url: '/hooks/webhooks', headers, payload: text })).statusCode }),
         close: () => app.close(),
+      };
+    },
+  },
+  hono: {
+    route: '/hooks/:app',
+    async mount(webhooks) {
+      const app = new Hono();
+      app.post('/hooks/:app', honoHandler(webhooks));
+      return {
+        send: async (headers, text) => ({ status: (await app.request('/hooks/chat', { method: 'POST', headers, body: text })).status }),
+        close: async () => undefined,
       };
     },
   },
@@ -98,9 +114,9 @@ const mounts: Record<string, { route: string; mount: Mount }> = {
   },
 };
 
-describe.each(Object.entries(mounts))('telemetry through %s', (_name, { route, mount }) => {
+describe.each(Object.entries(mounts))('telemetry through %s', (_name, { route, otel: options, mount }) => {
   it('traces a delivery from the proxy’s traceparent to its handlers, and refusals with their error.type', async () => {
-    const otel = sdk();
+    const otel = sdk(options);
     closers.push(() => otel.shutdown());
     const webhooks = createWebhooks({ auth: { username: 'platform', password: 's3cret-pass' }, telemetry: otel.telemetry, logLevel: 'silent' });
     let handled = 0;
