@@ -1,18 +1,9 @@
-export {
-  BodyArrival,
-  ConfigurationError,
-  createBasicAuthVerifier,
-  createWebhooks,
-  escapeControl,
-  idempotencyKey,
-  parseWebhook,
-  safeParseWebhook,
-  verifyBasicAuth,
-  WebhookError,
-} from './receive/index.js';
-export { createWorker } from './inbox/worker.js';
-export { memoryInbox } from './inbox/memory.js';
-export type { MemoryInboxOptions } from './inbox/memory.js';
+/**
+ * `chat-webhooks`: the package's main entry. It re-exports each room's public face directly: the receiver
+ * (receive/), dispatch (handlers, errors, logger), delivery (the Inbox port, the worker), the in-memory store,
+ * telemetry's hook types and the events.
+ */
+export { createWebhooks, BodyArrival, createBasicAuthVerifier, idempotencyKey, parseWebhook, safeParseWebhook, verifyBasicAuth } from './receive/index.js';
 export type {
   BasicAuthCredentials,
   BasicAuthOption,
@@ -23,12 +14,22 @@ export type {
   DedupeOptions,
   DuplicateContext,
   HandleOptions,
-  HandlerContext,
-  HandlerRegistry,
-  Health,
-  Telemetry,
   HeaderSource,
   IdempotencyKeys,
+  ReceiveContext,
+  ReceiveOutcome,
+  SafeParseResult,
+  WebhookBody,
+  WebhookRequest,
+  WebhookResponse,
+  Webhooks,
+  WebhooksOptions,
+} from './receive/index.js';
+export { ConfigurationError, WebhookError, escapeControl } from './dispatch/index.js';
+export type { HandlerContext, HandlerRegistry, LogLevel, WebhookErrorCode, WebhookErrorDetails, WebhookLogger } from './dispatch/index.js';
+export { createWorker } from './delivery/index.js';
+export type {
+  Health,
   Inbox,
   InboxClaim,
   InboxEntry,
@@ -38,22 +39,13 @@ export type {
   ListOptions,
   PutOptions,
   PutResult,
-  ReceiveContext,
-  ReceiveOutcome,
   RetryOptions,
-  SafeParseResult,
-  WebhookBody,
-  WebhookErrorCode,
-  WebhookErrorDetails,
-  LogLevel,
-  WebhookLogger,
-  WebhookRequest,
-  WebhookResponse,
-  Webhooks,
-  WebhooksOptions,
   Worker,
   WorkerOptions,
-} from './receive/index.js';
+} from './delivery/index.js';
+export type { Telemetry } from './telemetry/hooks.js';
+export { memoryInbox } from './inbox/memory.js';
+export type { MemoryInboxOptions } from './inbox/memory.js';
 export { triggers, isKnownTrigger, registry, idempotencyFields } from './events/index.js';
 export type {
   CallEntity,

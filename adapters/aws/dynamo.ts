@@ -5,7 +5,7 @@
  * that two containers never both start the same key.
  */
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ConfigurationError, rejectUnknownOptions } from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions } from '../../src/dispatch/index.js';
 import { checkWindow, newToken, type Begin, type IdempotencyStore } from './idempotency.js';
 import { clientOf, loadDynamo } from './sdk.js';
 

@@ -9,7 +9,7 @@
  * A stale token (a lease that ran out and was taken) changes nothing. Expiry is checked in code: DynamoDB's TTL
  * removes items hours late, and a memory map is swept only now and then.
  */
-import { ConfigurationError, rejectUnknownOptions } from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions } from '../../src/dispatch/index.js';
 import { randomUUID } from 'node:crypto';
 
 export type Begin = { state: 'started'; token: string } | { state: 'done' } | { state: 'busy' };

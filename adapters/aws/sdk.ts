@@ -4,7 +4,7 @@
  * Lambda's Node.js runtimes include both; elsewhere a missing one is named as the other entries name their
  * peers (`chat-webhooks/aws needs its optional peer @aws-sdk/client-sqs: npm install @aws-sdk/client-sqs`).
  */
-import { missingPeerError, notInstalled } from '../../src/receive/index.js';
+import { missingPeerError, notInstalled } from '../../src/platform/peer.js';
 
 type SqsModule = typeof import('@aws-sdk/client-sqs');
 type DynamoModule = typeof import('@aws-sdk/client-dynamodb');

@@ -5,16 +5,9 @@
  * records that failed (`batchItemFailures`), which SQS delivers again: after `maxReceiveCount` receives, the
  * queue's redrive policy moves them to its dead-letter queue.
  */
-import {
-  ConfigurationError,
-  idempotencyKey,
-  rejectUnknownOptions,
-  safeParseWebhook,
-  WebhookError,
-  type ParsedWebhook,
-  type ReceiveOutcome,
-  type Webhooks,
-} from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions, WebhookError } from '../../src/dispatch/index.js';
+import { idempotencyKey, safeParseWebhook, type ReceiveOutcome, type Webhooks } from '../../src/receive/index.js';
+import { type ParsedWebhook } from '../../src/events/index.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { LambdaContext, SqsBatchResponse, SqsEvent, SqsRecord } from './shapes.js';
 import { fromRecord, type ReceivedMessage } from './sqs-message.js';

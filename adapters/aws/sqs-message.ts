@@ -5,7 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageAttributeValue, SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
-import { WebhookError, type InboxEntry, type ParsedWebhook } from '../../src/receive/index.js';
+import { WebhookError } from '../../src/dispatch/index.js';
+import { type InboxEntry } from '../../src/delivery/index.js';
+import { type ParsedWebhook } from '../../src/events/index.js';
 import type { SqsRecord } from './shapes.js';
 
 /** The message attributes' names. */

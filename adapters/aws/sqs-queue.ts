@@ -5,7 +5,9 @@
  * + Retry-After. Its worker side is SQS's own (`sqsHandler` in a consumer function): claims are refused.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { ConfigurationError, rejectUnknownOptions, type Inbox, type InboxStats, type ParsedWebhook, type PutResult } from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions } from '../../src/dispatch/index.js';
+import { type Inbox, type InboxStats, type PutResult } from '../../src/delivery/index.js';
+import { type ParsedWebhook } from '../../src/events/index.js';
 import { clientOf, loadSqs } from './sdk.js';
 import { SendBatches } from './send-batches.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, defaultGroupId, toMessage } from './sqs-message.js';

@@ -16,7 +16,8 @@
  * route (`app.post`) or a router mounted after an app-wide parser never sees it, hence the warning below.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { rejectUnknownOptions, type BodyReader, type HandleOptions, type WebhookBody, type Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions } from '../../src/dispatch/index.js';
+import { type BodyReader, type HandleOptions, type WebhookBody, type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
 import { bodyOf, type ParsedRequest } from '../shared/parsed-body.js';

@@ -11,7 +11,8 @@
  * streaming, unauthenticated bodies never read), and the rest of the app keeps its own parsers and limits.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { ConfigurationError, rejectUnknownOptions, WebhookError, type BodyReader, type Webhooks } from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions, WebhookError } from '../../src/dispatch/index.js';
+import { type BodyReader, type Webhooks } from '../../src/receive/index.js';
 import { lingerIfClosing } from '../shared/lingering-close.js';
 import { nodeHeaders } from '../shared/node-request.js';
 import { nodeBodyReader } from '../shared/stream-reader.js';

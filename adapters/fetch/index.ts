@@ -9,7 +9,8 @@
  *   Deno                  Deno.serve((request) => handler(request));
  *   Hono                  use chat-webhooks/hono: app.post('/webhooks', honoHandler(webhooks));
  */
-import { rejectUnknownOptions, type HandleOptions, type Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions } from '../../src/dispatch/index.js';
+import { type HandleOptions, type Webhooks } from '../../src/receive/index.js';
 import { fetchBodyReader } from '../shared/fetch-body-reader.js';
 
 export { fetchBodyReader };

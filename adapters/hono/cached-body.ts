@@ -2,7 +2,8 @@
  * The body of a Hono request, also when an earlier middleware read it (`c.req.json()`, `c.req.text()`, a
  * `validator('json')`): the stream is spent then, and what Hono kept of it in `c.req.bodyCache` is the body.
  */
-import { WebhookError, type BodyReader, type WebhookBody } from '../../src/receive/index.js';
+import { WebhookError } from '../../src/dispatch/index.js';
+import { type BodyReader, type WebhookBody } from '../../src/receive/index.js';
 import { fetchBodyReader } from '../shared/fetch-body-reader.js';
 
 /**

@@ -8,7 +8,8 @@
  * The types describe the few members of Hono's `Context` used here, so that neither hono nor its types are
  * needed to compile this package or an application's use of it; a Hono `Context` is one.
  */
-import { rejectUnknownOptions, type HandleOptions, type Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions } from '../../src/dispatch/index.js';
+import { type HandleOptions, type Webhooks } from '../../src/receive/index.js';
 import { honoBodyReader, type HonoBodyCache } from './cached-body.js';
 
 /**

@@ -3,15 +3,9 @@
  * APIs (payload 1.0, also HTTP APIs set to 1.0), HTTP APIs (payload 2.0), function URLs and Application Load
  * Balancer targets; the kind is read from each event, and the result takes the shape that kind expects.
  */
-import {
-  ConfigurationError,
-  rejectUnknownOptions,
-  type HandleOptions,
-  type ParsedWebhook,
-  type WebhookResponse,
-  type Webhooks,
-  workFinished,
-} from '../../src/receive/index.js';
+import { ConfigurationError, rejectUnknownOptions } from '../../src/dispatch/index.js';
+import { type HandleOptions, type WebhookResponse, type Webhooks, workFinished } from '../../src/receive/index.js';
+import { type ParsedWebhook } from '../../src/events/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
 import { kindOf, toRequest, toResult, type Kind } from './translate.js';
 

@@ -3,7 +3,8 @@
  * where a body parser ahead of it may already have read the body (then what it left is used, see `bodyOf`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { rejectUnknownOptions, type Webhooks } from '../../src/receive/index.js';
+import { rejectUnknownOptions } from '../../src/dispatch/index.js';
+import { type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
 import { bodyOf } from '../shared/parsed-body.js';

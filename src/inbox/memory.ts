@@ -19,7 +19,7 @@ import {
   type InboxStats,
   type ListOptions,
   type PutResult,
-} from './port.js';
+} from '../delivery/port.js';
 
 export interface MemoryInboxOptions {
   /** How many handled keys are remembered as duplicates at most; the oldest go first. Default 10 000. */

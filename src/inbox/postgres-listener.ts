@@ -11,7 +11,7 @@
  * not slept through.
  */
 import type { Client } from 'pg';
-import { pause } from './port.js';
+import { pause } from '../delivery/port.js';
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;

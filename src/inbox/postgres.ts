@@ -43,10 +43,10 @@ import {
   type ListOptions,
   type PutOptions,
   type PutResult,
-} from './port.js';
+} from '../delivery/port.js';
 import { Listener } from './postgres-listener.js';
 import { DEAD, DONE, migrate, PENDING, quotedSchema, RUNNING } from './postgres-schema.js';
-import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
+import { eventOfBody, isStorableBody, unstorableBody } from '../delivery/stored-event.js';
 import { TurnBatch } from './turn-batch.js';
 
 // Loaded as this module is: without it, importing chat-webhooks/postgres says to install it.

@@ -53,8 +53,8 @@ import {
   type ListOptions,
   type PutOptions,
   type PutResult,
-} from './port.js';
-import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
+} from '../delivery/port.js';
+import { eventOfBody, isStorableBody, unstorableBody } from '../delivery/stored-event.js';
 
 // Loaded as this module is: without them, importing chat-webhooks/redis says which to install.
 const [{ Queue, Worker }, { Redis }] = requirePeers('chat-webhooks/redis', ['bullmq', 'ioredis']) as [typeof BullMQ, typeof IORedis];

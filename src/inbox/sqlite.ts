@@ -40,10 +40,10 @@ import {
   type InboxStats,
   type ListOptions,
   type PutResult,
-} from './port.js';
+} from '../delivery/port.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { FileSync } from './file-sync.js';
-import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
+import { eventOfBody, isStorableBody, unstorableBody } from '../delivery/stored-event.js';
 import { WriteBatch } from './write-batch.js';
 import { requirePeers } from '#platform';
 

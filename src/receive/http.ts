@@ -1,7 +1,7 @@
 /**
  * The normalized request and response every adapter translates to and from. Nothing here knows a framework.
  */
-import type { WebhookBody } from './parse.js';
+import type { WebhookBody } from './parse/parse.js';
 
 /** Headers as node:http gives them (lower-case names), or any object with `get` (fetch `Headers`). */
 export type HeaderSource =

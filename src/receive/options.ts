@@ -2,17 +2,17 @@
  * The receiver's options: their documentation, their checks (a mistake throws a `ConfigurationError` when
  * the receiver is created, never on a request) and their defaults, resolved once into `Settings`.
  */
-import { createCredentialCheck, type Admitted, type BasicAuthOption } from './auth.js';
-import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './dedupe.js';
+import { createCredentialCheck, type Admitted, type BasicAuthOption } from './auth/auth.js';
+import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './intake/dedupe.js';
 import type { ParsedWebhook } from '../events/index.js';
-import type { Inbox } from '../inbox/port.js';
-import type { WorkerOptions } from './consume.js';
-import { ConfigurationError } from './errors.js';
+import type { Inbox } from '../delivery/port.js';
+import type { WorkerOptions } from '../delivery/consume.js';
+import { ConfigurationError } from '../dispatch/errors.js';
+import { rejectUnknownOptions } from '../dispatch/unknown-options.js';
 import { keyFunctions, type IdempotencyKeys, type KeyFunctions } from './idempotency.js';
-import { leveled, type LogLevel, type WebhookLogger } from './logger.js';
-import { didYouMean } from '../text/suggest.js';
+import { leveled, type LogLevel, type WebhookLogger } from '../dispatch/logger.js';
 import type { Telemetry } from '../telemetry/hooks.js';
-import { checkTelemetry } from './traced.js';
+import { checkTelemetry } from '../dispatch/attempts.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
@@ -144,18 +144,6 @@ const KNOWN_OPTIONS = Object.keys({
   telemetry: true,
 } satisfies Record<keyof WebhooksOptions, true>);
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
-
-/**
- * Throws a `ConfigurationError` for a key of `options` that `known` does not list, naming the closest known
- * one and all of them: a misspelled option would otherwise be ignored without a word.
- */
-export function rejectUnknownOptions(where: string, options: object | null | undefined, known: readonly string[]): void {
-  if (options === null || typeof options !== 'object') return;
-  for (const key of Object.keys(options)) {
-    if (known.includes(key)) continue;
-    throw new ConfigurationError(key, `Unknown option "${key}" for ${where}.${didYouMean(key, known)} Known options: ${known.join(', ')}.`);
-  }
-}
 
 /** The options checked and completed with their defaults. */
 export interface Settings {

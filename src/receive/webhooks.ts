@@ -5,26 +5,27 @@
  */
 import type { ParsedWebhook } from '../events/index.js';
 import { isKnownTrigger } from '../events/index.js';
-import { Admission } from './admission.js';
-import { Answers, FirstRunContext, type DuplicateContext } from './answers.js';
-import { AppBinding } from './auth.js';
-import { Consumer, consumerSettings } from './consume.js';
-import { Dispatcher, isThenable, type HandlerContext, type Outcome } from './dispatch.js';
-import { WebhookError } from './errors.js';
-import { registrationMethods, type HandlerRegistry } from './handlers.js';
+import { Admission } from './intake/admission.js';
+import { Answers, FirstRunContext, type DuplicateContext } from './intake/answers.js';
+import { AppBinding } from './auth/auth.js';
+import { Consumer, consumerSettings } from '../delivery/consume.js';
+import { Dispatcher, isThenable, type HandlerContext, type Outcome } from '../dispatch/dispatcher.js';
+import { WebhookError } from '../dispatch/errors.js';
+import { registrationMethods, type HandlerRegistry } from '../dispatch/handlers.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
-import { defer, drain, Errand, InFlight, startNow, type StartWork } from './in-flight.js';
-import { useInbox } from './inbox-users.js';
-import { Intake, type HandleOptions } from './intake.js';
+import { defer, drain, Errand, InFlight, startNow, type StartWork } from './intake/in-flight.js';
+import { useInbox } from '../delivery/inbox-users.js';
+import { Intake, type HandleOptions } from './intake/intake.js';
 import { settingsOf, type Settings, type WebhooksOptions } from './options.js';
-import type { Health } from './health.js';
+import type { Health } from '../delivery/health.js';
 import type { AttemptTelemetry, Telemetry } from '../telemetry/hooks.js';
-import { attemptInfo, traced } from './traced.js';
+import { traced } from './intake/traced.js';
+import { attemptInfo } from '../dispatch/attempts.js';
 
-export type { DuplicateContext } from './answers.js';
-export type { HandleOptions } from './intake.js';
+export type { DuplicateContext } from './intake/answers.js';
+export type { HandleOptions } from './intake/intake.js';
 export type { WebhooksOptions } from './options.js';
-export type { Health } from './health.js';
+export type { Health } from '../delivery/health.js';
 
 export interface CloseOptions {
   /**

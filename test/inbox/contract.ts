@@ -5,8 +5,8 @@
  */
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
-import { createWorker } from '../../src/inbox/worker.js';
+import type { Inbox, InboxClaim, InboxEntry } from '../../src/delivery/port.js';
+import { createWorker } from '../../src/delivery/worker.js';
 import { idempotencyKey } from '../../src/receive/idempotency.js';
 import type { ParsedWebhook } from '../../src/events/index.js';
 import { assertBuilt, runCli } from '../cli/run-cli.js';

@@ -5,7 +5,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import { memoryInbox } from '../../src/inbox/memory.js';
-import type { InboxClaim, InboxEntry } from '../../src/inbox/port.js';
+import type { InboxClaim, InboxEntry } from '../../src/delivery/port.js';
 
 let serial = 0;
 function entry(key = `m-${++serial}`, receivedAt = Date.now()): InboxEntry {

@@ -1,7 +1,7 @@
 /** The helpers every store shares (src/inbox/port.ts): the admin state check, claim tokens, the poll pause. */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { checkState, DEFAULT_DURABLE_WINDOW_MS, DEFAULT_LIST_LIMIT, INBOX_STATES, newToken, pause } from '../../src/inbox/port.js';
+import { checkState, DEFAULT_DURABLE_WINDOW_MS, DEFAULT_LIST_LIMIT, INBOX_STATES, newToken, pause } from '../../src/delivery/port.js';
 
 describe('the Inbox port helpers', () => {
   it('names the four states in order, a list limit of 100 and a durable window of 24 hours', () => {

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { createWebhooks, type WebhookError } from '../../src/index.js';
-import type { Inbox } from '../../src/inbox/port.js';
+import type { Inbox } from '../../src/delivery/port.js';
 import { buildRequest } from '../../src/testing/index.js';
 import { migrationScript, postgresInbox, SCHEMA_VERSION, type PostgresInboxOptions } from '../../src/inbox/postgres.js';
 import { entry, inboxContract } from './contract.js';

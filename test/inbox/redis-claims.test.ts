@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
+import type { Inbox, InboxClaim, InboxEntry } from '../../src/delivery/port.js';
 import { redisInbox, type RedisInboxOptions } from '../../src/inbox/redis.js';
 import { sha256Base64 } from '../../src/platform/node.js';
 import { commandCalls, rejectionOf, seedDead } from '../support/redis-inbox.js';

@@ -9,7 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
+import type { Inbox, InboxClaim, InboxEntry } from '../../src/delivery/port.js';
 import { redisInbox, type RedisInboxOptions } from '../../src/inbox/redis.js';
 import { sha256Base64 } from '../../src/platform/node.js';
 import { batches, rejectionOf, seedDead as seedDeadIn } from '../support/redis-inbox.js';

@@ -8,7 +8,7 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { InboxEntry } from '../../src/inbox/port.js';
+import type { InboxEntry } from '../../src/delivery/port.js';
 import { redisInbox } from '../../src/inbox/redis.js';
 import { sha256Base64 } from '../../src/platform/node.js';
 import { redisPerSuite } from '../support/redis-server.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startCheckpointer } from '../../src/inbox/checkpointer.js';
-import type { InboxEntry } from '../../src/inbox/port.js';
+import type { InboxEntry } from '../../src/delivery/port.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
 
 type Callback = (error: NodeJS.ErrnoException | null) => void;

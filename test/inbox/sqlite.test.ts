@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { InboxClaim, InboxEntry } from '../../src/inbox/port.js';
+import type { InboxClaim, InboxEntry } from '../../src/delivery/port.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'inbox-sqlite-unit-'));

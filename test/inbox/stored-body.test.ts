@@ -1,6 +1,6 @@
 /** The durable stores' reading of a stored raw body (src/inbox/stored-event.ts), on its own. */
 import { describe, expect, it } from 'vitest';
-import { eventOfBody, isStorableBody, unstorableBody } from '../../src/inbox/stored-event.js';
+import { eventOfBody, isStorableBody, unstorableBody } from '../../src/delivery/stored-event.js';
 
 describe('stored raw bodies', () => {
   it('a body is storable when it starts with `{`, after a byte order mark and blanks', () => {

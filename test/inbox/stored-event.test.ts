@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { InboxClaim, InboxEntry } from '../../src/inbox/port.js';
+import type { InboxClaim, InboxEntry } from '../../src/delivery/port.js';
 import { redisInbox } from '../../src/inbox/redis.js';
 import { sqliteInbox } from '../../src/inbox/sqlite.js';
 import { redisPerSuite } from '../support/redis-server.js';

@@ -24,7 +24,7 @@ vi.mock('#platform', async (original) => {
   };
 });
 
-const { createBasicAuthVerifier } = await import('../../src/receive/auth.js');
+const { createBasicAuthVerifier } = await import('../../src/receive/auth/auth.js');
 const header = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
 
 describe('the digests key', () => {

@@ -19,7 +19,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   };
 });
 
-const { AppBinding, createBasicAuthVerifier, createCredentialCheck, sameText } = await import('../../src/receive/auth.js');
+const { AppBinding, createBasicAuthVerifier, createCredentialCheck, sameText } = await import('../../src/receive/auth/auth.js');
 const header = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
 describe('constant-time credential check', () => {

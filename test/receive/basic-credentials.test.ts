@@ -5,7 +5,7 @@
 import basicAuth from 'basic-auth';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseBasicCredentials } from '../../src/receive/basic-credentials.js';
+import { parseBasicCredentials } from '../../src/receive/auth/basic-credentials.js';
 
 const reference = (header: string) => {
   const parsed = basicAuth.parse(header);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BodyDeadlines, TIMED_OUT, type Arrival } from '../../src/receive/body-deadlines.js';
-import type { WebhookBody } from '../../src/receive/parse.js';
+import { BodyDeadlines, TIMED_OUT, type Arrival } from '../../src/receive/intake/body-deadlines.js';
+import type { WebhookBody } from '../../src/receive/parse/parse.js';
 
 /** The watch's outcome as a promise, as the tests read it. */
 const watched = (deadlines: BodyDeadlines, reading: Promise<WebhookBody>) =>

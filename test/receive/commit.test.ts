@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createWebhooks, memoryInbox, type WebhookError } from '../../src/index.js';
-import type { Inbox, InboxEntry, PutResult } from '../../src/inbox/port.js';
+import type { Inbox, InboxEntry, PutResult } from '../../src/delivery/port.js';
 import { buildRequest } from '../../src/testing/index.js';
 
 const auth = { username: 'platform', password: 's3cret' };

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { compileValidator, UnsupportedSchemaError, type Validator } from '../../src/receive/compile/index.js';
+import { compileValidator, UnsupportedSchemaError, type Validator } from '../../src/compile/index.js';
 import { triggers, type Trigger } from '../../src/events/registry.js';
-import { eventSchemaOf } from '../../src/receive/validate.js';
+import { eventSchemaOf } from '../../src/receive/parse/validate.js';
 
 type Schema = z.core.$ZodType;
 
@@ -522,7 +522,7 @@ describe('edge semantics, as zod has them', () => {
         // A fresh instance of this module alone (the probe's answer is kept per instance); its imports stay
         // loaded, so the other compiler modules' load-time code is not run again inside this test.
         const path = `../../src/receive/compile/index.js?probe=${index}`;
-        const fresh = (await import(/* @vite-ignore */ path)) as typeof import('../../src/receive/compile/index.js');
+        const fresh = (await import(/* @vite-ignore */ path)) as typeof import('../../src/compile/index.js');
         globalThis.Function = stub as unknown as FunctionConstructor;
         const valid = fresh.compileValidator(schema);
         fresh.compileValidator(schema);
@@ -534,7 +534,7 @@ describe('edge semantics, as zod has them', () => {
       }
       // And a fresh instance that probes the real new Function generates code.
       const realPath = '../../src/receive/compile/index.js?probe=real';
-      const real = (await import(/* @vite-ignore */ realPath)) as typeof import('../../src/receive/compile/index.js');
+      const real = (await import(/* @vite-ignore */ realPath)) as typeof import('../../src/compile/index.js');
       expect(generated(real.compileValidator(schema))).toBe(true);
     } finally {
       globalThis.Function = original;

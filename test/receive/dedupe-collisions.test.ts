@@ -5,7 +5,7 @@
  * bench/results/mutation.md).
  */
 import { describe, expect, it, vi } from 'vitest';
-import { DedupeWindow } from '../../src/receive/dedupe.js';
+import { DedupeWindow } from '../../src/receive/intake/dedupe.js';
 
 /** Lane A's seed, then lane B's, for each window made next. */
 const seeds = vi.hoisted(() => ({ a: 0x2545f491, b: -0x61c88647, calls: 0 }));

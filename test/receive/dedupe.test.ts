@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { bodyDigest, DedupeWindow } from '../../src/receive/dedupe.js';
+import { bodyDigest, DedupeWindow } from '../../src/receive/intake/dedupe.js';
 import { createWebhooks } from '../../src/index.js';
 import { buildRequest } from '../../src/testing/index.js';
 import { fixture } from './support.js';

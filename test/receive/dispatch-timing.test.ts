@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, createWebhooks, WebhookError } from '../../src/index.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
-import { Dispatcher, NO_FAILURES } from '../../src/receive/dispatch.js';
+import { Dispatcher, NO_FAILURES } from '../../src/dispatch/dispatcher.js';
 import { auth, fixture, messageSent, receiver, sleep } from './support.js';
 
 const request = (body: string) => buildRequest(body, { auth });

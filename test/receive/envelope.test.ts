@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseWebhook, safeParseWebhook } from '../../src/index.js';
-import { inspectDelivery } from '../../src/receive/parse.js';
-import { envelopeProblem, eventIssues, MAX_TRIGGER_LENGTH } from '../../src/receive/validate.js';
+import { inspectDelivery } from '../../src/receive/parse/parse.js';
+import { envelopeProblem, eventIssues, MAX_TRIGGER_LENGTH } from '../../src/receive/parse/validate.js';
 import { createTestEvent } from '../../src/testing/index.js';
 
 describe('envelopeProblem', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { explainRejection, MAX_REPORTED_ISSUES } from '../../src/receive/explain.js';
+import { explainRejection, MAX_REPORTED_ISSUES } from '../../src/receive/parse/explain.js';
 
 const numbers = (count: number) => Array.from({ length: count }, (_, i) => i);
 const paths = (issues: ReturnType<typeof explainRejection>) => issues?.map((issue) => issue.path);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { BodyArrival, createWebhooks, memoryInbox, WebhookError, type ParsedWebhook, type WebhooksOptions } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing/index.js';
-import type { Inbox } from '../../src/inbox/port.js';
+import type { Inbox } from '../../src/delivery/port.js';
 
 const auth = { username: 'platform', password: 's3cret' };
 const headers = { 'content-type': 'application/json', authorization: basicAuthHeader(auth.username, auth.password) };

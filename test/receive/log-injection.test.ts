@@ -6,7 +6,7 @@ import { format } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createWebhooks } from '../../src/index.js';
-import { consoleLogger } from '../../src/receive/logger.js';
+import { consoleLogger } from '../../src/dispatch/logger.js';
 
 const fixture = readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8');
 const request = (body: string) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body });

@@ -3,7 +3,7 @@
  * output, and the console logger's one-line records.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { consoleLogger, debugRequested, leveled, type WebhookLogger } from '../../src/receive/logger.js';
+import { consoleLogger, debugRequested, leveled, type WebhookLogger } from '../../src/dispatch/logger.js';
 
 const saved = process.env.DEBUG;
 afterEach(() => {

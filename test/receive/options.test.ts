@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, createWebhooks, memoryInbox, type WebhookError, type WebhooksOptions } from '../../src/index.js';
 import { buildRequest } from '../../src/testing/index.js';
-import { rejectUnknownOptions } from '../../src/receive/options.js';
-import type { Inbox } from '../../src/inbox/port.js';
+import { rejectUnknownOptions } from '../../src/dispatch/unknown-options.js';
+import type { Inbox } from '../../src/delivery/port.js';
 
 const auth = { username: 'platform', password: 's3cret' };
 const body = readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8');

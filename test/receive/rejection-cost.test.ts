@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { safeParseWebhook } from '../../src/index.js';
-import { MAX_REPORTED_ISSUES } from '../../src/receive/validate.js';
+import { MAX_REPORTED_ISSUES } from '../../src/receive/parse/validate.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8'));
 const copy = () => structuredClone(fixture);
@@ -93,8 +93,8 @@ describe('the bounded explanation agrees with zod', () => {
 
   it('each reported issue (path and code) is one zod reports for the whole event', async () => {
     const { default: fc } = await import('fast-check');
-    const { eventSchemaOf } = await import('../../src/receive/validate.js');
-    const { explainRejection } = await import('../../src/receive/explain.js');
+    const { eventSchemaOf } = await import('../../src/receive/parse/validate.js');
+    const { explainRejection } = await import('../../src/receive/parse/explain.js');
     const schema = eventSchemaOf('message_sent');
     fc.assert(
       fc.property(

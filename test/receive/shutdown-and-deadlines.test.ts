@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, createWebhooks, type WebhookError } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing/index.js';
-import type { WebhookBody } from '../../src/receive/parse.js';
+import type { WebhookBody } from '../../src/receive/parse/parse.js';
 
 const body = readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8');
 const auth = { username: 'platform', password: 's3cret' };

@@ -6,7 +6,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, WebhookError } from '../../src/index.js';
-import { describeCause } from '../../src/receive/errors.js';
+import { describeCause } from '../../src/dispatch/errors.js';
 
 describe('WebhookError', () => {
   it('carries the status its code is answered with, and none for failures after the 200', () => {

@@ -18,7 +18,7 @@ import { honoHandler } from '../../adapters/hono/index.js';
 import { lambdaHandler } from '../../adapters/lambda/index.js';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import { createWebhooks, type Webhooks } from '../../src/index.js';
-import type { OpenTelemetryOptions } from '../../src/telemetry/index.js';
+import type { OpenTelemetryOptions } from '../../src/telemetry/otel/index.js';
 import { basicAuthHeader, createTestEvent } from '../../src/testing/index.js';
 import { httpApiEvent, lambdaContext } from '../adapters/lambda-events.js';
 import { sdk, waitFor } from './sdk.js';

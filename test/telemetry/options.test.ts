@@ -5,7 +5,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ConfigurationError, createWebhooks, createWorker, memoryInbox, type Telemetry, type WebhooksOptions, type WorkerOptions } from '../../src/index.js';
-import { openTelemetry } from '../../src/telemetry/index.js';
+import { openTelemetry } from '../../src/telemetry/otel/index.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
 import { sdk, waitFor } from './sdk.js';
 

@@ -5,7 +5,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { openTelemetry, type OpenTelemetryOptions } from '../../src/telemetry/index.js';
+import { openTelemetry, type OpenTelemetryOptions } from '../../src/telemetry/otel/index.js';
 
 class PullReader extends MetricReader {
   protected async onShutdown(): Promise<void> {}

@@ -6,7 +6,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createWebhooks } from '../../src/index.js';
-import { parseTraceparent } from '../../src/telemetry/otel.js';
+import { parseTraceparent } from '../../src/telemetry/otel/otel.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
 import { sdk, waitFor } from './sdk.js';
 

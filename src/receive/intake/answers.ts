@@ -2,14 +2,14 @@
  * The responses the receiver gives, and the work each one leaves behind: a refusal's report to onError, an
  * accepted event's handlers. Status decisions are made by admission and intake; this is how they are said.
  */
-import type { ParsedWebhook } from '../events/index.js';
-import { isThenable, type Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
-import { describeCause, WebhookError } from './errors.js';
-import type { WebhookResponse } from './http.js';
+import type { ParsedWebhook } from '../../events/index.js';
+import { isThenable, type Dispatcher, type HandlerContext, type Outcome } from '../../dispatch/dispatcher.js';
+import { describeCause, WebhookError } from '../../dispatch/errors.js';
+import type { WebhookResponse } from '../http.js';
 import { ErrandResponse, type InFlight, type StartWork } from './in-flight.js';
-import type { WebhookLogger } from './logger.js';
-import type { Delivery } from './parse.js';
-import type { RequestTelemetry } from '../telemetry/hooks.js';
+import type { WebhookLogger } from '../../dispatch/logger.js';
+import type { Delivery } from '../parse/parse.js';
+import type { RequestTelemetry } from '../../telemetry/hooks.js';
 import type { Refusal } from './traced.js';
 
 export const RESOLVED = Promise.resolve();

@@ -4,8 +4,8 @@
  * told it for a quarter of a second (no traffic), it asks the inbox itself, where the inbox can be asked cheaply
  * (`ping`: a Redis PING, an empty SQLite write transaction), one question at a time.
  */
-import type { Inbox } from '../inbox/port.js';
-import { describeCause } from './errors.js';
+import type { Inbox } from './port.js';
+import { describeCause } from '../dispatch/errors.js';
 
 export interface Health {
   /** Ready to take deliveries: not closing, and the inbox (if any) is not failing. */

@@ -1,7 +1,7 @@
 import { decodeUtf8 } from '#platform';
-import { WebhookError } from './errors.js';
-import type { ParsedWebhook } from '../events/index.js';
-import { isKnownTrigger } from '../events/index.js';
+import { WebhookError } from '../../dispatch/errors.js';
+import type { ParsedWebhook } from '../../events/index.js';
+import { isKnownTrigger } from '../../events/index.js';
 import { envelopeProblem, eventIssues } from './validate.js';
 
 /** A delivery's body: the raw text, its UTF-8 bytes, or the value a body parser already made of it. */

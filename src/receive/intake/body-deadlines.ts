@@ -6,8 +6,8 @@
  * are counted in the timer's ticks rather than read from the clock, which spares every request a clock read
  * (about 70 ns; intake's one read serves the duplicate window and the handlers).
  */
-import { BodyArrival } from './http.js';
-import type { WebhookBody } from './parse.js';
+import { BodyArrival } from '../http.js';
+import type { WebhookBody } from '../parse/parse.js';
 
 /** A body still being read. */
 export type Reading = Promise<WebhookBody> | BodyArrival;

@@ -5,10 +5,10 @@
  * remembers forwarded keys in memory (bounded, not durable) so a repeat reaching the same instance is not
  * forwarded twice.
  */
-import type { ParsedWebhook } from '../events/index.js';
-import type { Inbox, InboxStats, PutResult } from '../inbox/port.js';
+import type { ParsedWebhook } from '../../events/index.js';
+import type { Inbox, InboxStats, PutResult } from '../../delivery/port.js';
 import { DedupeWindow } from './dedupe.js';
-import { WebhookError } from './errors.js';
+import { WebhookError } from '../../dispatch/errors.js';
 
 export type Enqueue = (event: ParsedWebhook) => Promise<unknown>;
 

@@ -7,7 +7,7 @@
  * its issues get the path from the root.
  */
 import type { z } from 'zod';
-import { compileValidator, type Validator } from './compile/index.js';
+import { compileValidator, type Validator } from '../../compile/index.js';
 
 /** Issues kept per rejection: enough to act on, few enough that their cost does not grow with the body. */
 export const MAX_REPORTED_ISSUES = 10;

@@ -4,21 +4,21 @@
  * and accepted (200, handlers afterwards), or refused.
  */
 import { randomId, utf8Length } from '#platform';
-import { appIdOf, type ParsedWebhook } from '../events/index.js';
-import type { Inbox, InboxEntry } from '../inbox/port.js';
+import { appIdOf, type ParsedWebhook } from '../../events/index.js';
+import type { Inbox, InboxEntry } from '../../delivery/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
-import type { AppBinding } from './auth.js';
+import type { AppBinding } from '../auth/auth.js';
 import { CommitTimeout, Commits } from './commit.js';
 import { BodyDeadlines, TIMED_OUT, whenRead, type Arrival, type Reading } from './body-deadlines.js';
-import { isThenable } from './dispatch.js';
-import { WebhookError } from './errors.js';
+import { isThenable } from '../../dispatch/dispatcher.js';
+import { WebhookError } from '../../dispatch/errors.js';
 import { forwardingInbox, type Enqueue } from './forward.js';
-import { BodyArrival, type BodyReader, type WebhookRequest, type WebhookResponse } from './http.js';
+import { BodyArrival, type BodyReader, type WebhookRequest, type WebhookResponse } from '../http.js';
 import type { InFlight, StartWork } from './in-flight.js';
-import type { Settings } from './options.js';
-import { inspectDelivery, type Delivery, type WebhookBody } from './parse.js';
-import { digest } from './traced.js';
-import type { RequestTelemetry } from '../telemetry/hooks.js';
+import type { Settings } from '../options.js';
+import { inspectDelivery, type Delivery, type WebhookBody } from '../parse/parse.js';
+import { digest } from '../../dispatch/attempts.js';
+import type { RequestTelemetry } from '../../telemetry/hooks.js';
 
 /** Per-request choices an adapter makes for its runtime. */
 export interface HandleOptions {

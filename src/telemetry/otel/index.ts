@@ -2,4 +2,4 @@
 export { openTelemetry } from './otel.js';
 export type { OpenTelemetryOptions } from './otel.js';
 // Every type of the hooks an implementation of `telemetry` writes to (they are all public).
-export type * from './hooks.js';
+export type * from '../hooks.js';

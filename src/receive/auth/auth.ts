@@ -24,9 +24,9 @@
  * parsed (AppBinding). Which credential matched is known only after every one was compared, as before.
  */
 import { randomBytes, sha256, timingSafeEqual } from '#platform';
-import { appIdOf } from '../events/index.js';
+import { appIdOf } from '../../events/index.js';
 import { parseBasicCredentials } from './basic-credentials.js';
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError } from '../../dispatch/errors.js';
 
 /** The user name and password configured on the platform's webhook (`username`, `password`). */
 export interface BasicAuthCredentials {

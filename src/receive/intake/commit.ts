@@ -4,8 +4,8 @@
  * itself (a duplicate if the first was stored, stored now if it failed). Nobody waits past the commit
  * timeout: the platform gives up after about 2 s, and a 503 lets it send again.
  */
-import type { Inbox, InboxEntry, PutResult } from '../inbox/port.js';
-import { InboxHealth } from './health.js';
+import type { Inbox, InboxEntry, PutResult } from '../../delivery/port.js';
+import { InboxHealth } from '../../delivery/health.js';
 
 export class CommitTimeout extends Error {
   constructor(ms: number) {

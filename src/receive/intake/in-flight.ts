@@ -2,8 +2,8 @@
  * In-flight tracking: work acknowledged and not yet finished (an event's handlers, or onError's report of a
  * refusal), started right after the response went out, and drained by close().
  */
-import type { ParsedWebhook } from '../events/index.js';
-import type { WebhookResponse } from './http.js';
+import type { ParsedWebhook } from '../../events/index.js';
+import type { WebhookResponse } from '../http.js';
 
 const RESOLVED = Promise.resolve();
 

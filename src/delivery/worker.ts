@@ -13,7 +13,7 @@
  * `createWebhooks({ inbox })` runs the same loop in the receiving process and src/receive/ imports nothing
  * of src/inbox/ but its port.
  */
-import { createConsumer, type Worker, type WorkerOptions } from '../receive/index.js';
+import { createConsumer, type Worker, type WorkerOptions } from './consume.js';
 
 export type { Worker, WorkerOptions };
 

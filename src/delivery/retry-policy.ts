@@ -3,7 +3,7 @@
  * min(maxDelayMs, minDelayMs * 2^(attempt-1))), so many events failing together do not come back together.
  * After `attempts` runs the event is dead.
  */
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError } from '../dispatch/errors.js';
 
 export interface RetryOptions {
   /** How many times an event runs at most, the first run included. Default 5. */

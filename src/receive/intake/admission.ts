@@ -4,17 +4,17 @@
  * intake compares them with the envelope's `appId` once the body is parsed.
  */
 import { Answers, CLOSE, reply, UNAUTHORIZED_HEADERS } from './answers.js';
-import { AppBinding } from './auth.js';
-import { WebhookError } from './errors.js';
+import { AppBinding } from '../auth/auth.js';
+import { WebhookError } from '../../dispatch/errors.js';
 import {
   isIdentityEncoding,
   isJsonContentType,
   readHeader,
   type WebhookRequest,
   type WebhookResponse,
-} from './http.js';
+} from '../http.js';
 import type { InFlight } from './in-flight.js';
-import type { Settings } from './options.js';
+import type { Settings } from '../options.js';
 
 /** A method in any letter case (node passes it as sent). */
 function isPost(method: string): boolean {

@@ -29,17 +29,9 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
-import { isKnownTrigger } from '../events/index.js';
-import type {
-  AttemptInfo,
-  AttemptTelemetry,
-  CommitTelemetry,
-  HandlersOutcome,
-  ObservedInbox,
-  ParsedWebhook,
-  RequestTelemetry,
-  Telemetry,
-} from '../receive/index.js';
+import { isKnownTrigger } from '../../events/index.js';
+import type { AttemptInfo, AttemptTelemetry, CommitTelemetry, HandlersOutcome, ObservedInbox, RequestTelemetry, Telemetry } from '../hooks.js';
+import type { ParsedWebhook } from '../../events/index.js';
 
 export interface OpenTelemetryOptions {
   /** Where spans go. Default: the global one (`trace.setGlobalTracerProvider`, an SDK's `register()`). */

@@ -8,7 +8,7 @@
  *
  * Works through the port alone (`close()`), so every store, present or future, is closed the same way.
  */
-import type { Inbox } from '../inbox/port.js';
+import type { Inbox } from './port.js';
 
 interface Users {
   count: number;

@@ -3,11 +3,11 @@
  * whole event by trigger, so an issue's path points at the exact field (`data.message.id`).
  */
 import { z } from 'zod';
-import { compileValidator, type Validator } from './compile/index.js';
+import { compileValidator, type Validator } from '../../compile/index.js';
 import { explainRejection } from './explain.js';
 export { MAX_REPORTED_ISSUES } from './explain.js';
-import { openSet } from '../events/records.js';
-import { isKnownTrigger, registry, type Trigger } from '../events/index.js';
+import { openSet } from '../../events/records.js';
+import { isKnownTrigger, registry, type Trigger } from '../../events/index.js';
 
 /** Longest trigger id accepted; real ids are short snake_case words. */
 export const MAX_TRIGGER_LENGTH = 128;

@@ -3,7 +3,7 @@
  * worker (createWorker), both over a Dispatcher.
  */
 import type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent } from '../events/index.js';
-import { ANY, UNKNOWN, type AnyHandler, type Dispatcher, type HandlerContext } from './dispatch.js';
+import { ANY, UNKNOWN, type AnyHandler, type Dispatcher, type HandlerContext } from './dispatcher.js';
 import type { WebhookError } from './errors.js';
 
 export interface HandlerRegistry {

@@ -5,15 +5,15 @@
  * `createWebhooks({ inbox })` (consuming in the receiving process) both run it.
  */
 import { isKnownTrigger } from '../events/index.js';
-import { pause, type Inbox, type InboxClaim } from '../inbox/port.js';
-import { Dispatcher, type HandlerContext, type Outcome } from './dispatch.js';
-import { ConfigurationError, WebhookError } from './errors.js';
-import { registrationMethods, type HandlerRegistry } from './handlers.js';
+import { pause, type Inbox, type InboxClaim } from './port.js';
+import { Dispatcher, type HandlerContext, type Outcome } from '../dispatch/dispatcher.js';
+import { ConfigurationError, WebhookError } from '../dispatch/errors.js';
+import { registrationMethods, type HandlerRegistry } from '../dispatch/handlers.js';
 import { useInbox } from './inbox-users.js';
-import { consoleLogger, type WebhookLogger } from './logger.js';
+import { consoleLogger, type WebhookLogger } from '../dispatch/logger.js';
 import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
 import { InboxHealth, type Health } from './health.js';
-import { attemptInfo, checkTelemetry } from './traced.js';
+import { attemptInfo, checkTelemetry } from '../dispatch/attempts.js';
 import type { Telemetry } from '../telemetry/hooks.js';
 
 export interface WorkerOptions {
