@@ -2,7 +2,7 @@
  * Finding inbox entries by key for `inbox show` and `inbox retry <key>`. The Inbox port has no lookup by key,
  * so this reads each state's listing (up to SCAN_LIMIT entries each, which the CLI's stores answer quickly).
  */
-import type { Inbox, InboxListing } from '../index.js';
+import { escapeControl, type Inbox, type InboxListing } from '../index.js';
 import { failure } from './errors.js';
 import { didYouMean } from '../text/suggest.js';
 
@@ -30,9 +30,10 @@ async function knownKeys(inbox: Inbox): Promise<string[]> {
   return lists.flat().map((entry) => entry.key);
 }
 
-/** `No entry with key "x" in the sqlite inbox. Did you mean "y"?` */
+/** `No entry with key "x" in the sqlite inbox. Did you mean "y"?`, the keys escaped: the suggestions are stored keys, a sender's. */
 export async function noSuchKey(inbox: Inbox, key: string): Promise<string> {
-  return `No entry with key "${key}" in the ${inbox.kind} inbox.${didYouMean(key, await knownKeys(inbox))} See \`chat-webhooks inbox list\`.`;
+  const sentence = `No entry with key "${key}" in the ${inbox.kind} inbox.${didYouMean(key, await knownKeys(inbox))}`;
+  return `${escapeControl(sentence)} See \`chat-webhooks inbox list\`.`;
 }
 
 /** The entry with this key, or a failure saying there is none. */

@@ -7,10 +7,10 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { Inbox, InboxListing, InboxState } from '../index.js';
+import { escapeControl as safe, type Inbox, type InboxListing, type InboxState } from '../index.js';
 import { CliError, EXIT_FAILED, EXIT_OK, failure, usageError } from './errors.js';
 import { entryOf, findEntries, noSuchKey } from './inbox-entries.js';
-import { Output } from './output.js';
+import { escapeLines, Output } from './output.js';
 import { positiveInteger } from './parsers.js';
 import { didYouMean } from '../text/suggest.js';
 
@@ -85,13 +85,16 @@ async function withStore(options: StoreOptions, work: (inbox: Inbox, output: Out
   }
 }
 
-/** In `--json`, the whole entry: its event and raw body too (where the store still holds them). */
+/**
+ * In `--json`, the whole entry: its event and raw body too (where the store still holds them). A sender chose
+ * the trigger and the key, and the error may quote the event: each goes through `escapeControl`, as in `listen`.
+ */
 function printListing(output: Output, entry: InboxListing): void {
   output.record({ ...entry, receivedAt: new Date(entry.receivedAt).toISOString() });
   const when = new Date(entry.receivedAt).toISOString().replace('T', ' ').slice(0, 19);
   const state = entry.state === 'dead' ? output.color.red(entry.state) : entry.state;
-  output.line(`${state.padEnd(7)} ${when}  ${output.color.bold(entry.trigger)}  attempts ${entry.attempts}  ${output.color.dim(entry.key)}`);
-  if (entry.lastError) output.line(`        ${output.color.red(entry.lastError)}`);
+  output.line(`${state.padEnd(7)} ${when}  ${output.color.bold(safe(entry.trigger))}  attempts ${entry.attempts}  ${output.color.dim(safe(entry.key))}`);
+  if (entry.lastError) output.line(`        ${output.color.red(safe(entry.lastError))}`);
 }
 
 function storeCommand(name: string, description: string): Command {
@@ -146,8 +149,9 @@ function showCommand(): Command {
           output.line(output.color.dim('(the store no longer holds its event: done entries keep only their key)'));
           return;
         }
-        output.line(`\n${output.color.bold('event')}\n${JSON.stringify(entry.event, null, 2)}`);
-        output.line(`\n${output.color.bold('raw body')}\n${entry.rawBody}`);
+        // JSON leaves C1 controls and U+2028/2029 raw in strings; a raw body is any text that parsed.
+        output.line(`\n${output.color.bold('event')}\n${escapeLines(JSON.stringify(entry.event, null, 2))}`);
+        output.line(`\n${output.color.bold('raw body')}\n${escapeLines(entry.rawBody ?? '')}`);
       });
     });
 }
@@ -158,7 +162,7 @@ async function retryKeys(inbox: Inbox, output: Output, keys: string[]): Promise<
   const dead = keys.filter((key) => found.get(key)?.state === 'dead');
   for (const key of keys.filter((key) => !dead.includes(key))) {
     const entry = found.get(key);
-    output.note(entry ? `"${key}" is ${entry.state}, not dead: nothing to retry.` : await noSuchKey(inbox, key));
+    output.note(entry ? `"${safe(key)}" is ${entry.state}, not dead: nothing to retry.` : await noSuchKey(inbox, key));
   }
   const retried = dead.length > 0 ? await inbox.retry(dead) : 0;
   output.record({ retried });

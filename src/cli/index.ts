@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { CliError, EXIT_FAILED, EXIT_USAGE } from './errors.js';
 import { inboxCommand } from './inbox.js';
+import { escapeLines } from './output.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
 import { sendCommand } from './send.js';
@@ -62,10 +63,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
       // Commander printed its message (or the help) already; 0 for --help and --version.
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
     } else if (error instanceof CliError) {
-      process.stderr.write(`chat-webhooks: ${error.message}\n`);
+      // A message may quote what a file or a store held (a trigger, JSON.parse's view of the text): escaped.
+      process.stderr.write(`chat-webhooks: ${escapeLines(error.message)}\n`);
       process.exitCode = error.exitCode;
     } else {
-      process.stderr.write(`chat-webhooks: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.stderr.write(`chat-webhooks: unexpected failure: ${escapeLines(error instanceof Error ? error.message : String(error))}\n`);
       if (process.env.DEBUG?.includes('chat-webhooks') && error instanceof Error) process.stderr.write(`${error.stack}\n`);
       process.exitCode = EXIT_FAILED;
     }

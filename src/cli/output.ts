@@ -43,6 +43,15 @@ export function colorsFor(stream: Writable, env: NodeJS.ProcessEnv = process.env
   return isTerminal(stream) && !noColor ? COLORS : NO_COLORS;
 }
 
+/**
+ * Multi-line text a sender chose (a raw body, an event as indented JSON), its line breaks kept so it reads as
+ * it was written, every other control character escaped (`escapeControl`): a carriage return cannot overwrite
+ * a line, nor an escape sequence drive the terminal.
+ */
+export function escapeLines(text: string): string {
+  return text.split('\n').map(escapeControl).join('\n');
+}
+
 export class Output {
   readonly json: boolean;
   /** Colors for stdout. */

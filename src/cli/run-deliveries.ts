@@ -3,6 +3,7 @@
  * one line per delivery with its status and latency, and for more than one a progress bar and a summary.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { escapeControl as safe } from '../index.js';
 import { performance } from 'node:perf_hooks';
 import { isTerminal, type Output } from './output.js';
 import { deliver, type DeliveryResult, type DeliveryTarget } from './post.js';
@@ -36,9 +37,10 @@ function printResult(output: Output, index: number, item: Outgoing, result: Deli
   const { color } = output;
   output.record({ n: index + 1, label: item.label, ...result, ms: Math.round(result.ms * 10) / 10 });
   const status = result.status === undefined ? color.red('ERR') : isSuccess(result) ? color.green(String(result.status)) : color.red(String(result.status));
+  // The label is a trigger from a capture (`replay`), the answer the target's: either may hold escape sequences.
   const detail = result.error ?? result.answer;
-  const tail = detail ? `  ${color.red(detail.replace(/\s+/g, ' '))}` : '';
-  output.line(`${status}  ${formatMs(result.ms).padStart(8)}  #${index + 1} ${item.label}${tail}`);
+  const tail = detail ? `  ${color.red(safe(detail.replace(/\s+/g, ' ')))}` : '';
+  output.line(`${status}  ${formatMs(result.ms).padStart(8)}  #${index + 1} ${safe(item.label)}${tail}`);
 }
 
 export function printSummary(output: Output, summary: RunSummary): void {

@@ -1,5 +1,6 @@
 /** `validate <file|->`: checks events exactly as the receiver would, with the path of every problem. */
 import { Command } from 'commander';
+import { escapeControl as safe } from '../index.js';
 import { EXIT_FAILED, EXIT_OK } from './errors.js';
 import { formatIssue, verdictOf } from './issues.js';
 import { Output } from './output.js';
@@ -16,13 +17,14 @@ export async function validate(source: string, options: { json?: boolean }): Pro
     if (verdict.valid) {
       output.record({ line, valid: true, trigger: verdict.trigger, known: verdict.known });
       const unknown = verdict.known ? '' : color.yellow(' (unknown trigger: accepted, reaches onUnknown)');
-      output.line(`${color.green('✓')} ${where(line)}: ${verdict.trigger}${unknown}`);
+      output.line(`${color.green('✓')} ${where(line)}: ${safe(verdict.trigger)}${unknown}`);
       continue;
     }
     invalid++;
     output.record({ line, valid: false, code: verdict.code, trigger: verdict.trigger, issues: verdict.issues });
-    output.line(`${color.red('✗')} ${where(line)}: ${verdict.trigger ?? '(no trigger)'} ${color.red(verdict.code)}`);
-    for (const issue of verdict.issues) output.line(`    ${formatIssue(issue)}`);
+    // A captured event's trigger and values (issues quote them) are a sender's: escaped as `listen` prints them.
+    output.line(`${color.red('✗')} ${where(line)}: ${safe(verdict.trigger ?? '(no trigger)')} ${color.red(verdict.code)}`);
+    for (const issue of verdict.issues) output.line(`    ${safe(formatIssue(issue))}`);
   }
   if (documents.length > 1) output.line(`${documents.length - invalid} valid, ${invalid} invalid`);
   return invalid === 0 ? EXIT_OK : EXIT_FAILED;

@@ -166,16 +166,22 @@ export function newToken(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
 }
 
-/** Resolves after `ms`, or at once when the signal aborts. */
-export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms`, or at once when the signal aborts or (given `waiters`) when the pause's entry in that
+ * set is called. However it ends, its timer and its abort listener go: a pause ended early that kept its
+ * listener until its timer would pile listeners on a worker's signal, one per wake-up, under a burst.
+ */
+export function pause(ms: number, signal?: AbortSignal, waiters?: Set<() => void>): Promise<void> {
   if (ms <= 0 || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
+      waiters?.delete(done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
+    waiters?.add(done);
   });
 }

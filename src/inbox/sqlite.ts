@@ -345,14 +345,7 @@ class SqliteInbox implements Inbox {
       const left = deadline - Date.now();
       // Stryker disable next-line EqualityOperator: at 0 left, the pause of 0 ms ends at once and the next round stops
       if (left <= 0 || signal?.aborted) return undefined;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          this.#waiters.delete(done);
-          resolve();
-        };
-        this.#waiters.add(done);
-        pause(Math.min(this.#pollMs, left), signal).then(done);
-      });
+      await pause(Math.min(this.#pollMs, left), signal, this.#waiters);
     }
   }
 

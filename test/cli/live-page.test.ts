@@ -196,7 +196,9 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
     expect(JSON.parse(await copied(page, 'copy-payload'))).toEqual(JSON.parse(record?.rawBody ?? ''));
 
     const curl = await copied(page, 'copy-curl');
-    expect(curl).toMatch(/^curl -X POST http:\/\/127\.0\.0\.1:\d+\/webhooks -H 'Content-Type: Application\/json' -u app:"\$CHAT_WEBHOOKS_PASSWORD" --data-binary '/);
+    expect(curl).toMatch(
+      /^printf '%s' '.+' \| curl --globoff -X POST http:\/\/127\.0\.0\.1:\d+\/webhooks -H 'Content-Type: Application\/json' -u app:"\$CHAT_WEBHOOKS_PASSWORD" --data-binary @-$/s,
+    );
     let before = listener.records.length;
     expect((await shell(`${curl} --silent --fail`)).code).toBe(0);
     const byCurl = (await listener.waitFor(before + 1))[before];
@@ -324,7 +326,7 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('action-copy-curl');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^curl -X POST /);
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(/^printf '%s' .+ \| curl --globoff -X POST /s);
     await shot(page, 'live-page-keyboard');
     await page.close();
   });

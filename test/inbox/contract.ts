@@ -3,6 +3,7 @@
  * opens a fresh, empty inbox (`windowMs` passed through), and for durable stores a way to reopen the same
  * one after closing it.
  */
+import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/inbox/port.js';
 import { createWorker } from '../../src/inbox/worker.js';
@@ -118,6 +119,20 @@ export function inboxContract(name: string, factory: InboxFactory): void {
       const stored = entry();
       await inbox.put(stored);
       expect((await waiting)?.key).toBe(stored.key);
+    });
+
+    it('claims that wait, woken by puts again and again with one signal (a worker loop), leave no abort listener on it', async () => {
+      const inbox = await open();
+      const { signal } = new AbortController();
+      for (let round = 0; round < 15; round++) {
+        const waiting = inbox.claim({ leaseMs: 30_000, waitMs: 5000, signal });
+        await inbox.put(entry());
+        const claim = (await waiting) as InboxClaim;
+        expect(claim).toBeDefined();
+        // Past 10 listeners Node warns of a leak (MaxListenersExceededWarning) in the application's log.
+        expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+        await inbox.complete(claim);
+      }
     });
 
     it('a waiting claim with nothing to take resolves undefined after about waitMs', async () => {

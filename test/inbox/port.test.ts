@@ -52,6 +52,27 @@ describe('the Inbox port helpers', () => {
     expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
 
+  it('pause with waiters: calling its entry ends it at once, and takes its entry, listener and timer away', async () => {
+    const waiters = new Set<() => void>();
+    const controller = new AbortController();
+    const started = performance.now();
+    const waiting = pause(10_000, controller.signal, waiters);
+    expect(waiters.size).toBe(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    for (const wake of waiters) wake();
+    await waiting;
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(waiters.size).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+
+    // Ended by its timer or its signal, it leaves the set too.
+    await pause(5, undefined, waiters);
+    const aborted = pause(10_000, controller.signal, waiters);
+    controller.abort();
+    await aborted;
+    expect(waiters.size).toBe(0);
+  });
+
   it('pause(0) resolves before a timer of 0 ms would', async () => {
     const order: string[] = [];
     const timer = new Promise<void>((resolve) => setTimeout(() => (order.push('timer'), resolve()), 0));

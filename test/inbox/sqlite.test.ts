@@ -3,6 +3,7 @@
  * (test/inbox/inboxes.test.ts): its options, waking local workers, the background expiry, the admin calls'
  * batches, and what closing leaves. Real files in a temp folder; a second `Database` plays another process.
  */
+import { getEventListeners } from 'node:events';
 import { closeSync, existsSync, fstatSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,6 +150,32 @@ describe('sqliteInbox', () => {
     expect(await waiting).toBeUndefined();
     expect(Date.now() - started).toBeLessThan(3000);
     await inbox.close();
+  });
+
+  it('a claim woken by a put takes its abort listener away: a burst raises no MaxListenersExceededWarning', async () => {
+    // A poll as long as this keeps a woken pause's timer alive through the whole burst, on any machine.
+    const inbox = sqliteInbox({ path: pathOf(), pollMs: 10_000 });
+    const controller = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      // More wake-ups than Node's 10 listeners a signal, each claim waiting again with the same signal, as a worker's loop does.
+      for (let round = 0; round < 30; round++) {
+        const waiting = inbox.claim({ leaseMs: 30_000, waitMs: 5000, signal: controller.signal });
+        await inbox.put(entry());
+        const claim = (await waiting) as InboxClaim;
+        expect(claim).toBeDefined();
+        expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+        await inbox.complete(claim);
+      }
+      // Node emits the warning on a later tick.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      process.off('warning', onWarning);
+      await inbox.close();
+    }
+    expect(warnings).toEqual([]);
   });
 
   it('lists entries with their error and body, none once done, 100 by default', async () => {

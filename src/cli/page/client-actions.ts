@@ -11,16 +11,20 @@ export function notify(text: string): void {
   (document.getElementById('notice') as HTMLElement).textContent = text;
 }
 
-/** Past 100 000 characters the body is piped to curl (`--data-binary @-`): one argument of an exec is limited to 128 KiB. */
+/**
+ * The body goes to curl's stdin from printf (a shell builtin: no size limit, the exact bytes), never as an
+ * argument: curl reads an argument `@name` as a file to upload, so a delivered body `@.env` would send the
+ * developer's `.env`, and one argument of an exec is limited to 128 KiB. `--globoff`: curl would otherwise
+ * make `{a,b}` or `[1-9]` in the delivered path several requests to other paths.
+ */
 export function curlCommand(delivery: Delivery): string {
-  const parts = ['curl', '-X', delivery.method, shellQuote(`${location.origin}${delivery.path}`)];
+  const parts = ['curl', '--globoff', '-X', shellQuote(delivery.method), shellQuote(`${location.origin}${delivery.path}`)];
   const type = delivery.headers['content-type'];
   if (type !== undefined) parts.push('-H', shellQuote(`Content-Type: ${type}`));
   if (delivery.headers.authorization !== undefined && state.config.user !== undefined) {
     parts.push('-u', `${shellQuote(state.config.user)}:"$CHAT_WEBHOOKS_PASSWORD"`);
   }
-  if (delivery.rawBody.length > 100_000) return `printf '%s' ${shellQuote(delivery.rawBody)} | ${parts.join(' ')} --data-binary @-`;
-  return `${parts.join(' ')} --data-binary ${shellQuote(delivery.rawBody)}`;
+  return `printf '%s' ${shellQuote(delivery.rawBody)} | ${parts.join(' ')} --data-binary @-`;
 }
 
 /** Writes the body to a file byte for byte (printf is a shell builtin: no size limit), then sends it. */
