@@ -47,6 +47,19 @@ describe('SECURITY.md, CHANGELOG.md, packing', () => {
     for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox']) expect(changelog).toContain(`\`${command}\``);
   });
 
+  it('every runtime dependency is imported by the package, and README and docs/design.md name exactly those', () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const names = Object.keys(pkg.dependencies).sort();
+    const shipped = tracked.filter((file) => /^(src|adapters)\/.*\.ts$/.test(file) && !file.endsWith('.test.ts') && existsSync(new URL(file, root)));
+    const sources = shipped.map((file) => read(file)).join('\n');
+    const imported = (name: string) => new RegExp(`(from|import\\(|require\\()\\s*'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`).test(sources);
+    expect(names.filter((name) => !imported(name))).toEqual([]);
+    // Both documents say it in one sentence of backquoted names.
+    const named = (text: string, sentence: RegExp) => [...(text.match(sentence)?.[0] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1]).sort();
+    expect(named(read('README.md'), /Runtime dependencies:[^.]*\./)).toEqual(names);
+    expect(named(read('docs/design.md'), /runtime needs only[^.]*\./)).toEqual(names);
+  });
+
   it('npm pack builds first, so a tarball never holds a stale dist/', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
     expect(pkg.scripts.prepack).toMatch(/scripts\/build\.mjs|npm run build/);
