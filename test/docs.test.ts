@@ -3,7 +3,7 @@
  * exists, and no file cites the upper-case design file of the shared folder, which the repository lacks.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../', import.meta.url);
@@ -26,6 +26,26 @@ describe('design document', () => {
     for (const subpath of Object.keys(pkg.exports).filter((key) => key !== './package.json')) {
       expect(design).toContain(`| \`${subpath === '.' ? 'chat-webhooks' : `chat-webhooks/${subpath.slice(2)}`}\` |`);
     }
+  });
+});
+
+describe('docs/design.md: the contract and the tree as it is', () => {
+  const design = readFileSync(new URL('docs/design.md', root), 'utf8');
+  const layout = design.slice(design.indexOf('## Layout'), design.indexOf('Generated files say so'));
+
+  it('its Layout names every folder of src/ and adapters/ there is, and nothing as not built yet', () => {
+    const folders = (parent: string) =>
+      readdirSync(new URL(`${parent}/`, root), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${entry.name}/`);
+    expect(folders('src').filter((folder) => !layout.includes(`  ${folder} `))).toEqual([]);
+    expect(folders('adapters').filter((folder) => !layout.includes(folder))).toEqual([]);
+    expect(design).not.toMatch(/not built yet/);
+  });
+
+  it('quotes no measurement: figures are in bench/results/, which it links', () => {
+    // A ratio of runs (0.70×) or a rate (760 handled/s) is a measurement.
+    expect(design.match(/\d×|\d+ handled\/s|\d k simulated cycles/g) ?? []).toEqual([]);
+    for (const [, target] of design.matchAll(/\]\(\.\.\/(bench\/results\/[^)]*)\)/g)) expect(existsSync(new URL(target!, root)), target).toBe(true);
+    expect(design).toContain('(../bench/results/design-figures.md)');
   });
 });
 
