@@ -21,6 +21,7 @@ export type {
   CloseOptions,
   CloseResult,
   DedupeOptions,
+  DeliveryRetryOptions,
   DuplicateContext,
   HandleOptions,
   HandlerContext,

@@ -5,7 +5,7 @@ export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, Health
 export type * from '../telemetry/hooks.js';
 export { createConsumer, checkWorkerOptions } from './consume.js';
 export type { Worker, WorkerOptions } from './consume.js';
-export type { RetryOptions } from './retry-policy.js';
+export type { DeliveryRetryOptions, RetryOptions } from './retry-policy.js';
 export type { HandlerContext } from './dispatch.js';
 export type { HandlerRegistry } from './handlers.js';
 export { idempotencyKey } from './idempotency.js';
