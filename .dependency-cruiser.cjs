@@ -110,7 +110,7 @@ module.exports = {
     {
       name: 'api-imports-events-platform-only',
       severity: 'error',
-      comment: 'src/api/ (the REST clients) imports the records of src/events/ and the platform, nothing else of ours.',
+      comment: 'src/api/ (the REST clients) imports the records of src/events/ and the platform (the shared backoff), nothing else of ours.',
       from: { path: '^src/api/' },
       to: { path: ours, pathNot: ['^src/(api|events|platform)/'] },
     },

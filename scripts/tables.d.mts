@@ -1,5 +1,5 @@
 // Types of tables.mjs, for test/generated.test.ts.
-export declare const statusTable: ReadonlyArray<readonly [situation: string, status: string]>;
+export declare const statusTable: ReadonlyArray<readonly [situation: string, status: string, then: string]>;
 interface Events {
   registry: Record<string, { fires: string; envelopeType?: string; beyondSpec?: true }>;
   triggers: readonly string[];
@@ -9,3 +9,4 @@ export declare function triggerTable(events: Pick<Events, 'registry' | 'triggers
 export declare function statusTableText(): string;
 export declare function keysTable(events: Pick<Events, 'idempotencyFields'>): string;
 export declare function withTables(readme: string, events: Events): string;
+export declare function withDesignTables(design: string): string;

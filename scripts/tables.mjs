@@ -1,27 +1,54 @@
-// The README's generated tables, each rendered from its one source: the trigger table from the registry,
-// the status table from `statusTable` below (the receiver's answers, as test/adapters/status-table.ts checks them).
+// The generated tables of README.md and docs/design.md, each rendered from its one source: the trigger table
+// from the registry, the status table from `statusTable` below (the receiver's answers, as
+// test/adapters/status-table.ts checks them), the key table from the idempotency fields.
 
-/** How a request is answered: the one written form of docs/design.md's status table that the README shows. */
+/**
+ * How a request is answered: situation, status, then what else happens. The one written form of the status
+ * table; README.md and docs/design.md carry it as rendered here, and test/adapters/status-table.ts runs it
+ * through every adapter.
+ */
 export const statusTable = [
-  ['method is not POST', '405, `Allow: POST`'],
-  ['body larger than `maxBodyBytes` (default 1 MiB)', '413, `Connection: close` (reading stops at the limit)'],
-  ['a Content-Type that is not JSON in UTF-8 (`Application/json; charset=utf-8` is; `charset=utf-16` is not), or a compressed body (`Content-Encoding` other than `identity`)', '415, `Connection: close`'],
-  ['an empty body', '400 (`invalid_json`); invalid UTF-8 is decoded with U+FFFD, as framework parsers do'],
-  ['Basic auth missing or wrong', '401, `WWW-Authenticate: Basic realm="webhooks"`, `Connection: close`'],
+  ['method is not POST', '405, `Allow: POST`', 'nothing dispatched'],
+  ['body larger than `maxBodyBytes` (default 1 MiB)', '413, `Connection: close`', 'reading stops at the limit; nothing buffered past it'],
   [
-    'credentials bound to apps (`auth: [{ username, password, appId }]`) and the envelope\'s `appId` is not theirs, or is missing',
-    '403; onError (`app_mismatch`) with the raw body; not dispatched, not stored',
+    'a Content-Type that is not JSON in UTF-8 (compared case-insensitively: `Application/json; charset=utf-8` is JSON, `charset=utf-16` is not), or a compressed body (`Content-Encoding` other than `identity`)',
+    '415, `Connection: close`',
+    'onError (`unsupported_media_type`); framework parsers disagree on such bodies, so every adapter refuses them',
   ],
-  ['body not complete `bodyTimeoutMs` (default 10 s) after the headers', '408, `Connection: close`'],
-  ['not JSON, or not an object with a string `trigger` and an object `data`', '400'],
+  [
+    'Basic auth configured and the header is missing or wrong',
+    '401, `WWW-Authenticate: Basic realm="webhooks"`, `Connection: close`',
+    'onError (`unauthorized`), no body echoed, the unread body not drained',
+  ],
+  [
+    "credentials bound to apps (`auth: [{ username, password, appId }]`) and the envelope's `appId` is not theirs, or is missing",
+    '403',
+    "onError (`app_mismatch`) with the raw body and the envelope; not dispatched, not stored, not forwarded; checked right after the envelope parses, before the payload's schema",
+  ],
+  ['body not complete `bodyTimeoutMs` (default 10 s) after the headers passed', '408, `Connection: close`', 'onError (`body_timeout`); a late body is dropped unread'],
+  [
+    'the host consumed the body and kept none of it (Hono: a middleware read `c.req.raw`)',
+    '500',
+    "onError (`body_unavailable`); the app's fault, not the sender's: a 400 would not be resent and the event would be lost. A body Hono cached (`c.req.json()`, `c.req.text()`, `validator('json')`) is read from its cache instead",
+  ],
+  [
+    'body is not JSON (an empty body included), or not an object with a string `trigger` and an object `data`',
+    '400',
+    'onError (`invalid_json` / `invalid_envelope`) with the raw body; invalid UTF-8 is decoded with U+FFFD first, as framework parsers do',
+  ],
   [
     'known trigger whose `data` fails its schema',
-    "200 (`invalidPayload: 'accept'`, default) or 400 (`'reject'`); onError either way",
+    "200 by default (`invalidPayload: 'accept'`), 400 with `'reject'`",
+    'onError (`invalid_payload`, zod issues, raw body) either way: never silently dropped',
   ],
-  ['unknown trigger', '200, to `onUnknown` and `onAny`'],
-  ['valid event', '200 `OK` at once; handlers run afterwards'],
-  ['a repeat of a delivery already taken (same idempotency key within the window)', '200, handlers not run again; to `onDuplicate`'],
-  ['inbox configured and its write failed or took longer than `commitTimeoutMs` (2 s), or shutting down (also when the body completes after `close()`)', '503, `Retry-After`; a failed write reaches onError (`inbox_failed`)'],
+  ['unknown trigger', '200', '`onUnknown` and `onAny` handlers get it (`UnknownWebhookEvent`)'],
+  ['valid event', '200 `OK` at once', 'handlers run after the response (or after a durable inbox commit when one is set)'],
+  ['a repeat of a delivery already taken (same idempotency key within the window)', '200', 'handlers not run again; to `onDuplicate`'],
+  [
+    'inbox configured and its write failed or took longer than `commitTimeoutMs` (2 s), or shutting down (also when the body completes after `close()` began)',
+    '503, `Retry-After`',
+    'a failed write reaches onError (`inbox_failed`); the sender may retry',
+  ],
 ];
 
 const marker = (name) => ({
@@ -50,15 +77,16 @@ export function keysTable({ idempotencyFields }) {
 }
 
 export function statusTableText() {
-  return ['| situation | status |', '|---|---|', ...statusTable.map(([situation, status]) => `| ${situation} | ${status} |`)].join('\n');
+  const rows = statusTable.map(([situation, status, then]) => `| ${situation} | ${status} | ${then} |`);
+  return ['| situation | status | then |', '|---|---|---|', ...rows].join('\n');
 }
 
 /** The text between a pair of markers replaced by `table`. */
-function replaceBetween(text, name, table) {
+function replaceBetween(text, name, table, file = 'README.md') {
   const { start, end } = marker(name);
   const from = text.indexOf(start);
   const to = text.indexOf(end);
-  if (from === -1 || to === -1) throw new Error(`README.md lacks the ${name} table markers.`);
+  if (from === -1 || to === -1) throw new Error(`${file} lacks the ${name} table markers.`);
   return `${text.slice(0, from)}${start}\n${table}\n${end}${text.slice(to + end.length)}`;
 }
 
@@ -66,4 +94,9 @@ function replaceBetween(text, name, table) {
 export function withTables(readme, events) {
   const tables = replaceBetween(replaceBetween(readme, 'triggers', triggerTable(events)), 'status', statusTableText());
   return replaceBetween(tables, 'keys', keysTable(events));
+}
+
+/** docs/design.md with its status table rendered afresh: the same table as the README's. */
+export function withDesignTables(design) {
+  return replaceBetween(design, 'status', statusTableText(), 'docs/design.md');
 }

@@ -29,6 +29,7 @@ export { ConfigurationError, WebhookError, escapeControl } from './dispatch/inde
 export type { HandlerContext, HandlerRegistry, LogLevel, WebhookErrorCode, WebhookErrorDetails, WebhookLogger } from './dispatch/index.js';
 export { createWorker } from './delivery/index.js';
 export type {
+  DeliveryRetryOptions,
   Health,
   Inbox,
   InboxClaim,

@@ -3,7 +3,7 @@
  * exists, and no file cites the upper-case design file of the shared folder, which the repository lacks.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../', import.meta.url);
@@ -29,6 +29,26 @@ describe('design document', () => {
   });
 });
 
+describe('docs/design.md: the contract and the tree as it is', () => {
+  const design = readFileSync(new URL('docs/design.md', root), 'utf8');
+  const layout = design.slice(design.indexOf('## Layout'), design.indexOf('Generated files say so'));
+
+  it('its Layout names every folder of src/ and adapters/ there is, and nothing as not built yet', () => {
+    const folders = (parent: string) =>
+      readdirSync(new URL(`${parent}/`, root), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => `${entry.name}/`);
+    expect(folders('src').filter((folder) => !layout.includes(`  ${folder} `))).toEqual([]);
+    expect(folders('adapters').filter((folder) => !layout.includes(folder))).toEqual([]);
+    expect(design).not.toMatch(/not built yet/);
+  });
+
+  it('quotes no measurement: figures are in bench/results/, which it links', () => {
+    // A ratio of runs (0.70×) or a rate (760 handled/s) is a measurement.
+    expect(design.match(/\d×|\d+ handled\/s|\d k simulated cycles/g) ?? []).toEqual([]);
+    for (const [, target] of design.matchAll(/\]\(\.\.\/(bench\/results\/[^)]*)\)/g)) expect(existsSync(new URL(target!, root)), target).toBe(true);
+    expect(design).toContain('(../bench/results/design-figures.md)');
+  });
+});
+
 describe('SECURITY.md, CHANGELOG.md, packing', () => {
   const read = (file: string) => readFileSync(new URL(file, root), 'utf8');
 
@@ -45,6 +65,19 @@ describe('SECURITY.md, CHANGELOG.md, packing', () => {
     const sections = changelog.split('\n').filter((line) => line.startsWith('## '));
     expect(sections).toEqual(['## [Unreleased]']);
     for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox']) expect(changelog).toContain(`\`${command}\``);
+  });
+
+  it('every runtime dependency is imported by the package, and README and docs/design.md name exactly those', () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const names = Object.keys(pkg.dependencies).sort();
+    const shipped = tracked.filter((file) => /^(src|adapters)\/.*\.ts$/.test(file) && !file.endsWith('.test.ts') && existsSync(new URL(file, root)));
+    const sources = shipped.map((file) => read(file)).join('\n');
+    const imported = (name: string) => new RegExp(`(from|import\\(|require\\()\\s*'${name.replace(/[/.]/g, '\\$&')}(/[^']*)?'`).test(sources);
+    expect(names.filter((name) => !imported(name))).toEqual([]);
+    // Both documents say it in one sentence of backquoted names.
+    const named = (text: string, sentence: RegExp) => [...(text.match(sentence)?.[0] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1]).sort();
+    expect(named(read('README.md'), /Runtime dependencies:[^.]*\./)).toEqual(names);
+    expect(named(read('docs/design.md'), /runtime needs only[^.]*\./)).toEqual(names);
   });
 
   it('npm pack builds first, so a tarball never holds a stale dist/', () => {

@@ -17,7 +17,11 @@ import {
   type WebhookError,
   type WebhookErrorCode,
   type WebhookEvent,
+  type DeliveryRetryOptions,
+  type RetryOptions,
+  type WorkerOptions,
 } from '../src/index.js';
+import type { ApiRetryOptions } from '../src/api/index.js';
 import { createTestEvent } from '../src/testing/index.js';
 
 const webhooks = createWebhooks({ auth: false, logger: {} });
@@ -125,5 +129,17 @@ describe('credentials bound to apps (auth[].appId)', () => {
     webhooks.onError((error) => {
       if (error.code === 'app_mismatch') expectTypeOf(error.rawBody).toEqualTypeOf<string | Uint8Array | undefined>();
     });
+  });
+});
+
+describe('retry options: the worker\'s and the REST client\'s named apart', () => {
+  it('names the worker\'s DeliveryRetryOptions (attempts count the first run), RetryOptions kept as its alias', () => {
+    expectTypeOf<DeliveryRetryOptions>().toEqualTypeOf<{ attempts?: number; minDelayMs?: number; maxDelayMs?: number }>();
+    expectTypeOf<RetryOptions>().toEqualTypeOf<DeliveryRetryOptions>();
+    expectTypeOf<NonNullable<WorkerOptions['retry']>>().toEqualTypeOf<DeliveryRetryOptions>();
+    expectTypeOf<DeliveryRetryOptions>().not.toEqualTypeOf<ApiRetryOptions>();
+    // @ts-expect-error `retries` is the REST client's count, not the worker's
+    const mixedUp: DeliveryRetryOptions = { retries: 2 };
+    void mixedUp;
   });
 });

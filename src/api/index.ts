@@ -10,7 +10,7 @@ export type { ManagementClient, ManagementClientOptions } from './management-cli
 export { ApiError, ValidationError } from './errors.js';
 export type { ApiErrorCode, ApiErrorDetails } from './errors.js';
 export type { ApiLogger, ClientOptions, Query, QueryValue, RequestOptions } from './transport.js';
-export type { RetryOptions } from './retry.js';
+export type { ApiRetryOptions, RetryOptions } from './retry.js';
 export { API_VERSION, DEFAULT_DOMAIN, regions } from './base-url.js';
 export type { Region, RegionInput } from './base-url.js';
 export {

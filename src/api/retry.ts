@@ -4,21 +4,28 @@
  * Safe retries only: a GET may be repeated after any transient failure (network, timeout, 408, 429, 5xx);
  * any method may be repeated after a 429 or 503 (the service refused before doing anything) or when the
  * connection was never made. A POST that failed after it was sent is not repeated: the service may have
- * acted on it. `Retry-After` is honoured; otherwise the delay grows exponentially with full jitter, so
- * many clients that failed together do not come back together.
+ * acted on it. `Retry-After` is honoured; otherwise the delay is the shared backoff (src/platform/backoff.ts:
+ * exponential, full jitter), so many clients that failed together do not come back together.
  */
 import { ValidationError } from './errors.js';
 
-export interface RetryOptions {
+/**
+ * How a client repeats a failed call (`createChatClient({ retry })`, `createManagementClient({ retry })`).
+ * Counts retries, the first call not included; the worker's `DeliveryRetryOptions` count runs.
+ */
+export interface ApiRetryOptions {
   /** How many times a call may be repeated (default 2; 0 turns retries off). */
   retries?: number;
-  /** First backoff step in ms (default 200); step n waits a random time up to `minDelayMs * 2^n`. */
+  /** First backoff step in ms (default 200); retry n waits a random time up to `minDelayMs * 2^(n-1)`. */
   minDelayMs?: number;
   /** Longest backoff in ms (default 5000). */
   maxDelayMs?: number;
   /** A `Retry-After` longer than this (ms, default 60 000) is not waited for: the error is thrown. */
   maxRetryAfterMs?: number;
 }
+
+/** @deprecated Use `ApiRetryOptions`: the same type, named apart from the worker's `DeliveryRetryOptions`. */
+export type RetryOptions = ApiRetryOptions;
 
 export interface RetryPolicy {
   retries: number;
@@ -28,8 +35,8 @@ export interface RetryPolicy {
 }
 
 /** `retry: 3`, `retry: false` or `retry: { retries, minDelayMs, … }`, checked. */
-export function retryPolicy(option: number | boolean | RetryOptions | undefined, what: string): RetryPolicy {
-  const given: RetryOptions =
+export function retryPolicy(option: number | boolean | ApiRetryOptions | undefined, what: string): RetryPolicy {
+  const given: ApiRetryOptions =
     option === undefined || option === true ? {} : option === false ? { retries: 0 } : typeof option === 'number' ? { retries: option } : option;
   if (typeof given !== 'object' || given === null) throw new ValidationError(`${what}: retry is a number of retries, false, or an options object.`);
   // The lists live in the functions, not the module: a module-level literal is a static mutant that a
@@ -88,12 +95,6 @@ export function parseRetryAfter(header: string | null, now = Date.now()): number
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/** Backoff before retry number `attempt` (0-based): full jitter over an exponentially growing ceiling. */
-export function backoffMs(policy: RetryPolicy, attempt: number, random = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** attempt);
-  return Math.round(random() * ceiling);
 }
 
 /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */

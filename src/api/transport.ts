@@ -10,7 +10,8 @@ import type { z } from 'zod';
 import { ApiError, type ApiErrorCode, ValidationError, redact, redactAndCut, safeCause } from './errors.js';
 import { AnswerTooLarge, DEFAULT_MAX_RESPONSE_BYTES, readCapped } from './read-answer.js';
 import { RedirectRefused, fetchWithinOrigin } from './redirects.js';
-import { type RetryOptions, backoffMs, parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from './retry.js';
+import { backoffMs } from '../platform/backoff.js';
+import { type ApiRetryOptions, parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from './retry.js';
 
 /** A query value: arrays repeat the key; `undefined` and `null` leave it out. */
 export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number | boolean>;
@@ -42,7 +43,7 @@ export interface ClientOptions {
   /** Time limit of each attempt, answer body included (ms, default 10 000). */
   timeoutMs?: number;
   /** Retries (default 2): a count, `false`, or `{ retries, minDelayMs, maxDelayMs, maxRetryAfterMs }`. */
-  retry?: number | boolean | RetryOptions;
+  retry?: number | boolean | ApiRetryOptions;
   /**
    * Longest answer body read (bytes, default 10 MiB); a longer one rejects with code `response_too_large`
    * and its connection is closed.
@@ -113,7 +114,8 @@ export function createTransport(config: TransportConfig): Transport {
       config.logger?.debug?.({ method: verb, url: safeUrl, status, attempt: attempt + 1, ms: Date.now() - started }, 'platform call');
       if (outcome.ok) return outcome.value as T;
       const error = outcome.error!;
-      const delay = outcome.retryAfterMs ?? backoffMs(policy, attempt);
+      // `attempt` counts the calls made before this one: the retry about to wait is number attempt + 1.
+      const delay = outcome.retryAfterMs ?? backoffMs(attempt + 1, policy);
       if (!outcome.retry || attempt >= policy.retries || delay > policy.maxRetryAfterMs) throw error;
       config.logger?.warn?.({ method: verb, url: safeUrl, code: error.code, status: error.status, attempt: attempt + 1, delayMs: delay }, 'retrying platform call');
       try {

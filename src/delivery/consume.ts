@@ -11,7 +11,8 @@ import { ConfigurationError, WebhookError } from '../dispatch/errors.js';
 import { registrationMethods, type HandlerRegistry } from '../dispatch/handlers.js';
 import { useInbox } from './inbox-users.js';
 import { consoleLogger, type WebhookLogger } from '../dispatch/logger.js';
-import { backoffDelay, retryPolicy, type RetryOptions, type RetryPolicy } from './retry-policy.js';
+import { backoffMs } from '../platform/backoff.js';
+import { retryPolicy, type DeliveryRetryOptions, type RetryPolicy } from './retry-policy.js';
 import { InboxHealth, type Health } from './health.js';
 import { attemptInfo, checkTelemetry } from '../dispatch/attempts.js';
 import type { Telemetry } from '../telemetry/hooks.js';
@@ -22,7 +23,7 @@ export interface WorkerOptions {
   /** How many events run at once. Default 8. */
   concurrency?: number;
   /** Default `{ attempts: 5, minDelayMs: 1000, maxDelayMs: 300000 }`. */
-  retry?: RetryOptions;
+  retry?: DeliveryRetryOptions;
   /**
    * How long a claimed event is this worker's before another may take it (renewed while its handlers run):
    * after a crash, the event runs again this long after it was last renewed. Default 30 000 ms.
@@ -160,7 +161,7 @@ export class Consumer {
     if (outcome.length === 0) return this.#store('complete', () => inbox.complete(claim));
 
     const error = outcome.map((failure) => failure.message).join('\n');
-    const retryAt = Date.now() + backoffDelay(attempt, policy);
+    const retryAt = Date.now() + backoffMs(attempt, policy);
     await this.#store('fail', () => this.#settings.inbox.fail(claim, willRetry ? { retryAt, error } : { dead: true, error }));
     for (const failure of outcome) {
       const details = { cause: failure.cause, event, rawBody, key, attempt, willRetry };

@@ -1,11 +1,15 @@
 /**
- * When a failed event runs again: exponential backoff with full jitter (a random delay between 0 and
- * min(maxDelayMs, minDelayMs * 2^(attempt-1))), so many events failing together do not come back together.
- * After `attempts` runs the event is dead.
+ * When a failed event runs again: after `backoffMs(attempt, policy)` (src/platform/backoff.ts, full jitter
+ * under min(maxDelayMs, minDelayMs * 2^(attempt-1))), so many events failing together do not come back
+ * together. After `attempts` runs the event is dead.
  */
 import { ConfigurationError } from '../dispatch/errors.js';
 
-export interface RetryOptions {
+/**
+ * How the worker retries a failed event (`createWorker({ retry })`, `createWebhooks({ worker: { retry } })`).
+ * Counts runs, the first one included; the REST client's `ApiRetryOptions` count retries.
+ */
+export interface DeliveryRetryOptions {
   /** How many times an event runs at most, the first run included. Default 5. */
   attempts?: number;
   /** The backoff's base: the first retry waits up to this long. Default 1 000 ms. */
@@ -14,11 +18,14 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
-export type RetryPolicy = Required<RetryOptions>;
+/** @deprecated Use `DeliveryRetryOptions`: the same type, named apart from the REST client's `ApiRetryOptions`. */
+export type RetryOptions = DeliveryRetryOptions;
+
+export type RetryPolicy = Required<DeliveryRetryOptions>;
 
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({ attempts: 5, minDelayMs: 1000, maxDelayMs: 300_000 });
 
-export function retryPolicy(options: RetryOptions | undefined): RetryPolicy {
+export function retryPolicy(options: DeliveryRetryOptions | undefined): RetryPolicy {
   const policy = { ...DEFAULT_RETRY, ...options };
   if (!(Number.isSafeInteger(policy.attempts) && policy.attempts >= 1)) {
     throw new ConfigurationError('retry.attempts', '`retry.attempts` must be a whole number, at least 1 (1: never retry).');
@@ -29,8 +36,3 @@ export function retryPolicy(options: RetryOptions | undefined): RetryPolicy {
   return policy;
 }
 
-/** The delay before the run after `attempt` (1 = after the first run failed). */
-export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.minDelayMs * 2 ** Math.min(attempt - 1, 52));
-  return Math.floor(random() * ceiling);
-}

@@ -134,6 +134,14 @@ interface Row {
 }
 
 type Put = InboxEntry;
+
+/**
+ * Text for a column PostgreSQL's `text` takes: it refuses NUL, which an unknown trigger's name (`"\u0000"` in
+ * the JSON) or a handler's error quoting the event may hold. Refused, a put failed every event of its statement
+ * (503), and a failure's write left the event running until its lease ran out. The key never holds NUL
+ * (src/events/idempotency.ts escapes it) and the raw body cannot (JSON has no bare NUL).
+ */
+const columnText = (text: string): string => (text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text);
 type Completion = { key: string; token: string };
 
 function claimOf(row: Row, token: string): InboxClaim {
@@ -379,8 +387,9 @@ class PostgresInbox implements Inbox {
   }
 
   async fail(claim: InboxClaim, outcome: FailOutcome): Promise<void> {
-    if ('dead' in outcome) await this.#work(this.#sql.bury, [claim.key, claim.token, Date.now(), outcome.error]);
-    else await this.#work(this.#sql.retryLater, [claim.key, claim.token, outcome.retryAt, outcome.error]);
+    const error = columnText(outcome.error);
+    if ('dead' in outcome) await this.#work(this.#sql.bury, [claim.key, claim.token, Date.now(), error]);
+    else await this.#work(this.#sql.retryLater, [claim.key, claim.token, outcome.retryAt, error]);
   }
 
   async stats(): Promise<InboxStats> {
@@ -481,7 +490,7 @@ class PostgresInbox implements Inbox {
     sent.forEach((put, row) => {
       const n = 1 + row * 5;
       values[n] = put.key;
-      values[n + 1] = put.trigger;
+      values[n + 1] = columnText(put.trigger);
       values[n + 2] = put.receivedAt;
       values[n + 3] = put.rawBody;
       values[n + 4] = put.traceparent ?? null;

@@ -5,7 +5,30 @@
  * (keyPart and keyPrefix in src/events/idempotency.ts), so no two events' parts ever give one key.
  */
 import { documentedKey, keyPart, keyPrefix, type EventOf, type ParsedWebhook, type Trigger } from '../events/index.js';
-import { sha256Base64 } from '#platform';
+import { sha256Base64, utf8Length } from '#platform';
+
+/**
+ * The longest key written out, in UTF-8 bytes. Ids are the sender's text and escaping can triple them, while
+ * stores cap what they index: PostgreSQL's primary key refuses an entry over 2704 bytes (failing every event
+ * of the batch it was written with), DynamoDB a partition key over 2048. A longer key is its prefix and a
+ * digest of the rest (`<prefix>##<digest>`), or, where the prefix alone is too long, `##<digest>` of it all.
+ */
+export const MAX_KEY_BYTES = 1024;
+/** A digest and its `##`: 46 characters. */
+const DIGESTED_BYTES = 46;
+
+/**
+ * The key as stores take it. Both digested forms are apart from every written-out key and from each other:
+ * no part holds a `#` (keyPart escapes it), the body digest is one `#` and base64 (which has no `#`), and a
+ * key starts with its app's part, never with `#`.
+ */
+function bounded(key: string, event: ParsedWebhook): string {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: the usual key needs no count.
+  if (key.length * 3 <= MAX_KEY_BYTES || utf8Length(key) <= MAX_KEY_BYTES) return key;
+  const prefix = keyPrefix(event);
+  if (utf8Length(prefix) + DIGESTED_BYTES > MAX_KEY_BYTES) return `##${sha256Base64(key)}`;
+  return `${prefix}##${sha256Base64(key.slice(prefix.length))}`;
+}
 
 /**
  * Per-trigger key functions that replace the documented fields: `{ message_sent: (e) => e.data.message.id }`.
@@ -29,11 +52,16 @@ export type IdempotencyKeys = { [T in Trigger]?: (event: EventOf<T>) => string }
  * ```
  */
 export function idempotencyKey(event: ParsedWebhook, rawBody?: string | Uint8Array): string {
-  return documentedKey(event) ?? bodyKey(event, rawBody);
+  return boundedDocumentedKey(event) ?? bodyKey(event, rawBody);
+}
+
+function boundedDocumentedKey(event: ParsedWebhook): string | undefined {
+  const key = documentedKey(event);
+  return key === undefined ? undefined : bounded(key, event);
 }
 
 function bodyKey(event: ParsedWebhook, rawBody: string | Uint8Array | undefined): string {
-  return `${keyPrefix(event)}#${sha256Base64(rawBody ?? JSON.stringify(event))}`;
+  return bounded(`${keyPrefix(event)}#${sha256Base64(rawBody ?? JSON.stringify(event))}`, event);
 }
 
 /** How a receiver names events: by fields where it can, else by a digest of the body. */
@@ -46,14 +74,14 @@ export interface KeyFunctions {
 
 /** The key functions a receiver uses: the overrides first, then the documented fields, then the body. */
 export function keyFunctions(overrides: IdempotencyKeys | undefined): KeyFunctions {
-  const fieldKeyOf = !overrides || Object.keys(overrides).length === 0 ? documentedKey : overriddenKey(overrides);
+  const fieldKeyOf = !overrides || Object.keys(overrides).length === 0 ? boundedDocumentedKey : overriddenKey(overrides);
   return { fieldKeyOf, keyOf: (event, rawBody) => fieldKeyOf(event) ?? bodyKey(event, rawBody) };
 }
 
 function overriddenKey(overrides: IdempotencyKeys): (event: ParsedWebhook) => string | undefined {
   return (event) => {
     const own = Object.hasOwn(overrides, event.trigger) ? overrides[event.trigger] : undefined;
-    if (!own) return documentedKey(event);
+    if (!own) return boundedDocumentedKey(event);
     let key: unknown;
     try {
       key = (own as (event: ParsedWebhook) => unknown)(event);
@@ -61,6 +89,6 @@ function overriddenKey(overrides: IdempotencyKeys): (event: ParsedWebhook) => st
       key = undefined;
     }
     // A key function that returns nothing usable (or throws) must not merge distinct events: the body names it.
-    return typeof key === 'string' && key !== '' ? keyPrefix(event) + keyPart(key) : undefined;
+    return typeof key === 'string' && key !== '' ? bounded(keyPrefix(event) + keyPart(key), event) : undefined;
   };
 }

@@ -1,12 +1,13 @@
 /**
  * The retry rules on their own (src/api/retry.ts): which option values are accepted, which failures are
- * repeated for which methods, how `Retry-After` is read and how long the backoff is. chat-client.test.ts
- * checks the same rules end to end against a real server; here each boundary is pinned.
+ * repeated for which methods and how `Retry-After` is read; the backoff, shared with the worker, is
+ * test/platform/backoff.test.ts's. chat-client.test.ts checks the same rules end to end against a real
+ * server; here each boundary is pinned.
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/api/errors.js';
-import { backoffMs, parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from '../../src/api/retry.js';
+import { parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from '../../src/api/retry.js';
 
 const DEFAULTS = { retries: 2, minDelayMs: 200, maxDelayMs: 5_000, maxRetryAfterMs: 60_000 };
 
@@ -109,25 +110,6 @@ describe('parseRetryAfter', () => {
     const left = parseRetryAfter(new Date(Date.now() + 60_000).toUTCString())!;
     expect(left).toBeGreaterThan(55_000);
     expect(left).toBeLessThanOrEqual(60_000);
-  });
-});
-
-describe('backoffMs', () => {
-  const policy = { retries: 9, minDelayMs: 100, maxDelayMs: 1_000, maxRetryAfterMs: 0 };
-
-  it('draws up to minDelayMs * 2^attempt, capped at maxDelayMs', () => {
-    expect([0, 1, 2, 3, 4, 10].map((attempt) => backoffMs(policy, attempt, () => 1))).toEqual([100, 200, 400, 800, 1_000, 1_000]);
-    expect(backoffMs(policy, 2, () => 0)).toBe(0);
-    expect(backoffMs(policy, 2, () => 0.25)).toBe(100);
-    expect(backoffMs(policy, 0, () => 0.333)).toBe(33);
-  });
-
-  it('uses Math.random by default, within the ceiling', () => {
-    for (let i = 0; i < 50; i++) {
-      const delay = backoffMs(policy, 1);
-      expect(delay).toBeGreaterThanOrEqual(0);
-      expect(delay).toBeLessThanOrEqual(200);
-    }
   });
 });
 

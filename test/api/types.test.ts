@@ -27,7 +27,12 @@ import {
   messageDataSchema,
   messageTagsSchema,
   webhookConfigSchema,
+  type ApiRetryOptions,
+  type ChatClientOptions,
+  type ManagementClientOptions,
+  type RetryOptions,
 } from '../../src/api/index.js';
+import type { DeliveryRetryOptions } from '../../src/index.js';
 
 const client = createChatClient({ appId: 'a', region: 'us', apiKey: 'k' });
 /** Compile-time checks only: these calls would throw or reach the network if run, so they sit in a function never called. */
@@ -154,5 +159,18 @@ describe('api types', () => {
     expectTypeOf(describeCode).returns.toEqualTypeOf<'refused by the client' | 'failed'>();
     expectTypeOf<ApiError['status']>().toEqualTypeOf<number>();
     expectTypeOf<ApiError['body']>().toEqualTypeOf<unknown>();
+  });
+});
+
+describe('retry options of the clients', () => {
+  it('names them ApiRetryOptions (retries do not count the first call), RetryOptions kept as its alias', () => {
+    expectTypeOf<ApiRetryOptions>().toEqualTypeOf<{ retries?: number; minDelayMs?: number; maxDelayMs?: number; maxRetryAfterMs?: number }>();
+    expectTypeOf<RetryOptions>().toEqualTypeOf<ApiRetryOptions>();
+    expectTypeOf<ChatClientOptions['retry']>().toEqualTypeOf<number | boolean | ApiRetryOptions | undefined>();
+    expectTypeOf<ManagementClientOptions['retry']>().toEqualTypeOf<number | boolean | ApiRetryOptions | undefined>();
+    expectTypeOf<ApiRetryOptions>().not.toEqualTypeOf<DeliveryRetryOptions>();
+    // @ts-expect-error `attempts` is the worker's count, not the client's
+    const mixedUp: ApiRetryOptions = { attempts: 3 };
+    void mixedUp;
   });
 });

@@ -12,6 +12,20 @@ export function notify(text: string): void {
 }
 
 /**
+ * printf's arguments writing `text` byte for byte, as text a terminal takes as text: with a control character
+ * other than the line feed in it (a refused delivery's body can hold any), `%b` and each byte of those as a
+ * `\0ooo` escape. Raw, they were keys when the command was pasted: `ESC[201~` ends bash's bracketed paste,
+ * then Ctrl-A and text put a command of the sender's before the line, and a CR ran it. (The page's script is
+ * the modules' exported functions alone: the patterns live in here.)
+ */
+export function printfArguments(text: string): string {
+  const control = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+  if (!control.test(text)) return `'%s' ${shellQuote(text)}`;
+  const octal = (c: string) => Array.from(new TextEncoder().encode(c), (byte) => `\\0${byte.toString(8).padStart(3, '0')}`).join('');
+  return `'%b' ${shellQuote(text.replace(/\\/g, '\\\\').replace(control, octal))}`;
+}
+
+/**
  * The body goes to curl's stdin from printf (a shell builtin: no size limit, the exact bytes), never as an
  * argument: curl reads an argument `@name` as a file to upload, so a delivered body `@.env` would send the
  * developer's `.env`, and one argument of an exec is limited to 128 KiB. `--globoff`: curl would otherwise
@@ -24,14 +38,14 @@ export function curlCommand(delivery: Delivery): string {
   if (delivery.headers.authorization !== undefined && state.config.user !== undefined) {
     parts.push('-u', `${shellQuote(state.config.user)}:"$CHAT_WEBHOOKS_PASSWORD"`);
   }
-  return `printf '%s' ${shellQuote(delivery.rawBody)} | ${parts.join(' ')} --data-binary @-`;
+  return `printf ${printfArguments(delivery.rawBody)} | ${parts.join(' ')} --data-binary @-`;
 }
 
 /** Writes the body to a file byte for byte (printf is a shell builtin: no size limit), then sends it. */
 export function sendCommand(delivery: Delivery): string {
   const file = `delivery-${delivery.seq}.json`;
   return (
-    `printf '%s' ${shellQuote(delivery.rawBody)} > ${file}\n` +
+    `printf ${printfArguments(delivery.rawBody)} > ${file}\n` +
     `npx chat-webhooks send --file ${file} --url ${shellQuote(`${location.origin}${delivery.path}`)}${credentialFlags()}`
   );
 }
