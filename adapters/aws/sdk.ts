@@ -16,7 +16,7 @@ export const loadSqs = (): Promise<SqsModule> => (sqs ??= named('@aws-sdk/client
 export const loadDynamo = (): Promise<DynamoModule> => (dynamo ??= named('@aws-sdk/client-dynamodb', import('@aws-sdk/client-dynamodb')));
 
 /** The loading, its failure named when the peer itself is not installed (not when something it needs is). */
-function named<T>(peer: string, loading: Promise<T>): Promise<T> {
+export function named<T>(peer: string, loading: Promise<T>): Promise<T> {
   return loading.catch((cause: unknown) => {
     throw notInstalled(cause, peer) ? missingPeerError('chat-webhooks/aws', [peer], cause) : cause;
   });
