@@ -26,7 +26,8 @@ const s = (value: string): AttributeValue => ({ S: value });
 /** The TTL attribute, in seconds as DynamoDB's TTL wants it; code compares `until`, TTL only cleans up. */
 const expiry = (until: number): AttributeValue => n(Math.ceil(until / 1000));
 
-const isConditionFailure = (cause: unknown) => (cause as { name?: string } | null)?.name === 'ConditionalCheckFailedException';
+// What it is given is a rejection of the SDK's `send`: always an Error (a ServiceException or a network failure).
+const isConditionFailure = (cause: unknown) => (cause as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * The idempotency store of `sqsHandler` in a DynamoDB table: each key's handlers run once across
@@ -73,7 +74,7 @@ export function dynamoIdempotency(options: DynamoIdempotencyOptions): Idempotenc
       }
       const { Item } = await dynamo.send(new GetItemCommand({ TableName: tableName, Key: { id: s(key) }, ConsistentRead: true }));
       // Gone meanwhile (released by its run): busy for now, so the record is simply tried again.
-      return Item?.state?.S === 'done' ? { state: 'done' } : { state: 'busy' };
+      return Item?.state!.S === 'done' ? { state: 'done' } : { state: 'busy' };
     },
 
     async complete(key, token) {

@@ -29,7 +29,9 @@ export const DEFAULT_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export function checkWindow(where: string, windowMs: number | undefined): number {
   if (windowMs === undefined) return DEFAULT_WINDOW_MS;
-  if (!(windowMs > 0 && windowMs !== Infinity)) {
+  // Number.isFinite, not `> 0` alone: '1000' from an environment variable compares as a number but adds as text
+  // (`Date.now() + '1000'`), which made the window last for ever.
+  if (!(Number.isFinite(windowMs) && windowMs > 0)) {
     throw new ConfigurationError('windowMs', `${where}: \`windowMs\` must be a positive number of milliseconds.`);
   }
   return windowMs;

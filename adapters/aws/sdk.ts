@@ -12,11 +12,23 @@ type DynamoModule = typeof import('@aws-sdk/client-dynamodb');
 let sqs: Promise<SqsModule> | undefined;
 let dynamo: Promise<DynamoModule> | undefined;
 
-export const loadSqs = (): Promise<SqsModule> => (sqs ??= named('@aws-sdk/client-sqs', import('@aws-sdk/client-sqs')));
-export const loadDynamo = (): Promise<DynamoModule> => (dynamo ??= named('@aws-sdk/client-dynamodb', import('@aws-sdk/client-dynamodb')));
+// One name per peer, which both picks its import and names it when missing (a second copy of the name could
+// drift unseen: only a package without the peer shows it). The specifiers stay literal for bundlers.
+interface Modules {
+  '@aws-sdk/client-sqs': SqsModule;
+  '@aws-sdk/client-dynamodb': DynamoModule;
+}
+const IMPORTS: { [P in keyof Modules]: () => Promise<Modules[P]> } = {
+  '@aws-sdk/client-sqs': () => import('@aws-sdk/client-sqs'),
+  '@aws-sdk/client-dynamodb': () => import('@aws-sdk/client-dynamodb'),
+};
+const load = <P extends keyof Modules>(peer: P): Promise<Modules[P]> => named(peer, IMPORTS[peer]());
+
+export const loadSqs = (): Promise<SqsModule> => (sqs ??= load('@aws-sdk/client-sqs'));
+export const loadDynamo = (): Promise<DynamoModule> => (dynamo ??= load('@aws-sdk/client-dynamodb'));
 
 /** The loading, its failure named when the peer itself is not installed (not when something it needs is). */
-function named<T>(peer: string, loading: Promise<T>): Promise<T> {
+export function named<T>(peer: string, loading: Promise<T>): Promise<T> {
   return loading.catch((cause: unknown) => {
     throw notInstalled(cause, peer) ? missingPeerError('chat-webhooks/aws', [peer], cause) : cause;
   });

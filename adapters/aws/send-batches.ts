@@ -40,7 +40,8 @@ export class SendBatches {
     let batch: Pending[] = [];
     let bytes = 0;
     for (const item of pending) {
-      if (batch.length === MAX_ENTRIES || (batch.length > 0 && bytes + item.bytes > this.#maxBatchBytes)) {
+      // No message overflows an empty batch alone: sqsQueue refuses one above maxMessageBytes (≤ maxBatchBytes).
+      if (batch.length === MAX_ENTRIES || bytes + item.bytes > this.#maxBatchBytes) {
         void this.#sendBatch(batch);
         batch = [];
         bytes = 0;
@@ -48,7 +49,8 @@ export class SendBatches {
       batch.push(item);
       bytes += item.bytes;
     }
-    if (batch.length > 0) void this.#sendBatch(batch);
+    // Never empty: a flush is scheduled by the put that found nothing pending.
+    void this.#sendBatch(batch);
   }
 
   async #sendBatch(batch: Pending[]): Promise<void> {
@@ -61,13 +63,14 @@ export class SendBatches {
       for (const item of batch) item.reject(cause);
       return;
     }
-    const sent = new Set((answer.Successful ?? []).map((entry) => entry.Id));
-    const failed = new Map((answer.Failed ?? []).map((entry) => [entry.Id, entry]));
+    // A list left out of the answer is empty (`new Set(undefined)`).
+    const sent = new Set(answer.Successful?.map((entry) => entry.Id));
+    const failed = new Map(answer.Failed?.map((entry) => [entry.Id, entry]));
     for (const item of batch) {
       const id = item.message.Id;
       const failure = failed.get(id);
       if (sent.has(id) && !failure) item.resolve();
-      else item.reject(new Error(`SQS did not take the message: ${failure ? `${failure.Code}: ${failure.Message}` : 'it is missing from the answer'}.`));
+      else item.reject(new Error(`SQS did not take the message: ${failure ? `${failure.Code}: ${failure.Message}` : 'it is missing from the answer.'}`));
     }
   }
 }

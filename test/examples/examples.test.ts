@@ -58,8 +58,9 @@ describe('examples/demo.mjs (npm start)', () => {
     await demo.waitFor('received    message_sent: alice → bob: Hello from curl');
     expect((await post('demo-password')).status).toBe(200);
     await demo.waitFor('duplicate   message_sent');
-    // The sample body has neither appId nor webhook: its key starts at the trigger, no bare colon (issue 25).
-    expect(demo.output()).toContain('(key message_sent:1)');
+    // The sample body has neither appId nor webhook: both places stay, empty, so the key cannot meet another
+    // envelope's (issue 33).
+    expect(demo.output()).toContain('(key ::message_sent:1)');
     expect((await post('wrong')).status).toBe(401);
     await demo.waitFor('refused     401 unauthorized');
     expect(demo.output().match(/^received /gm)).toHaveLength(1);
