@@ -44,7 +44,28 @@ export interface Row extends EntryRow {
   event: string | null;
 }
 
-export function statements(db: BetterSqlite3.Database) {
+/** Every statement, prepared once per connection. */
+export type Statements = Record<
+  'put'
+  | 'anyDue'
+  | 'claim'
+  | 'renew'
+  | 'complete'
+  | 'retryLater'
+  | 'bury'
+  | 'oldestPending'
+  | 'counts'
+  | 'list'
+  | 'deadCount'
+  | 'reviveSome'
+  | 'revive'
+  | 'purgeSome'
+  | 'anyExpired'
+  | 'expire',
+  BetterSqlite3.Statement
+>;
+
+export function statements(db: BetterSqlite3.Database): Statements {
   return {
     // Positional: key, trigger, received at (twice), raw body, traceparent, now. Binding an object by names cost ~1 µs a put.
     put: db.prepare(
@@ -99,5 +120,3 @@ export function statements(db: BetterSqlite3.Database) {
 export function eventOfRow(row: Row): InboxClaim['event'] {
   return row.event !== null ? (JSON.parse(row.event) as InboxClaim['event']) : eventOfBody(row.raw_body as string);
 }
-
-export type Statements = ReturnType<typeof statements>;

@@ -65,6 +65,15 @@ describe('claimLoop', () => {
     expect(performance.now() - started).toBeLessThan(1000);
   });
 
+  it('a synchronous look is not awaited: a put right after the call, in the same turn, wakes the claim', async () => {
+    const { source, put } = arraySource();
+    const started = performance.now();
+    const waiting = claimLoop(source, { leaseMs: 1000, waitMs: 5000 });
+    put('now');
+    expect(await waiting).toMatchObject({ key: 'now' });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it('polls every pollMs until waitMs is spent, then ends with undefined', async () => {
     const { source, looks } = arraySource(20);
     const started = performance.now();

@@ -36,11 +36,18 @@ export async function claimLoop(source: ClaimSource, { leaseMs, waitMs, signal }
   for (;;) {
     source.assertOpen?.();
     const mark = source.mark?.() ?? 0;
-    const claim = await source.take(leaseMs, signal, deadline - Date.now());
+    const taken = source.take(leaseMs, signal, deadline - Date.now());
+    // A look that answered at once is not awaited: between it and the wait, a put of this turn would find no
+    // waiter to wake, and the claim would sleep through it.
+    const claim = isPromise(taken) ? await taken : taken;
     if (claim) return claim;
     const left = deadline - Date.now();
     // At 0 left the claim ends: a wait of 0 ms followed by one more look would find what this one did.
     if (left <= 0 || signal?.aborted || source.stopped?.()) return undefined;
     await source.wait?.(left, signal, mark);
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as Promise<T> | undefined)?.then === 'function';
 }
