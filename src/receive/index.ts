@@ -24,6 +24,9 @@ export type {
   PutOptions,
   PutResult,
 } from '../inbox/port.js';
+// For the stores outside src/inbox/ (chat-webhooks/aws's idempotency stores): the lease token and the
+// window every durable store defaults to, one source each.
+export { DEFAULT_DURABLE_WINDOW_MS, newToken } from '../inbox/port.js';
 export { parseWebhook, safeParseWebhook } from './parse.js';
 export type { SafeParseResult, WebhookBody } from './parse.js';
 export { ConfigurationError, WebhookError } from './errors.js';
