@@ -13,6 +13,12 @@ export class GaveUp extends Error {
   }
 }
 
+/** A bound on a batch's items by weight (a body's length): `of(item)` each, `max` together. */
+export interface BatchWeight<I> {
+  of: (item: I) => number;
+  max: number;
+}
+
 export class TurnBatch<I, O> {
   #waiting: Request<I, O>[] = [];
   #scheduled = false;
@@ -21,11 +27,14 @@ export class TurnBatch<I, O> {
   readonly #send: (items: I[]) => Promise<Array<O | Error>>;
   readonly #maxInFlight: number;
   readonly #maxSize: number;
+  readonly #weight: BatchWeight<I> | undefined;
 
-  constructor(send: (items: I[]) => Promise<Array<O | Error>>, maxInFlight: number, maxSize = 1000) {
+  /** `weight`, when given, bounds a batch by the sum of its items' weights too (one item at least). */
+  constructor(send: (items: I[]) => Promise<Array<O | Error>>, maxInFlight: number, maxSize = 1000, weight?: BatchWeight<I>) {
     this.#send = send;
     this.#maxInFlight = maxInFlight;
     this.#maxSize = maxSize;
+    this.#weight = weight;
   }
 
   /**
@@ -56,6 +65,12 @@ export class TurnBatch<I, O> {
     });
   }
 
+  /** Rejects every request not sent yet with `reason()` (the store cannot take them: nothing of them is kept). */
+  rejectWaiting(reason: () => unknown): void {
+    for (const request of this.#waiting.splice(0)) request.reject(reason());
+    this.#checkIdle();
+  }
+
   /** Resolves once nothing waits and nothing is in flight. */
   settled(): Promise<void> {
     if (this.#inFlight === 0 && this.#waiting.length === 0) return Promise.resolve();
@@ -65,7 +80,7 @@ export class TurnBatch<I, O> {
   #next(): void {
     this.#scheduled = false;
     if (this.#waiting.length === 0 || this.#inFlight >= this.#maxInFlight) return this.#checkIdle();
-    const batch = this.#waiting.splice(0, this.#maxSize);
+    const batch = this.#waiting.splice(0, this.#batchLength());
     this.#inFlight += 1;
     this.#send(batch.map((request) => request.item))
       .then(
@@ -81,6 +96,19 @@ export class TurnBatch<I, O> {
       this.#scheduled = true;
       setImmediate(() => this.#next());
     }
+  }
+
+  /** How many of the waiting requests the next batch takes. */
+  #batchLength(): number {
+    const length = Math.min(this.#maxSize, this.#waiting.length);
+    if (!this.#weight) return length;
+    const { of, max } = this.#weight;
+    let total = 0;
+    for (let taken = 0; taken < length; taken += 1) {
+      total += of(this.#waiting[taken]!.item);
+      if (taken > 0 && total > max) return taken;
+    }
+    return length;
   }
 
   #checkIdle(): void {
