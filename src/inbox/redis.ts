@@ -6,7 +6,7 @@
  * The data model is the inbox's own (src/inbox/redis/keys.ts), written only by its Lua scripts (the .lua files
  * in src/inbox/redis/), each one atomic: Redis runs a script with no other client's command in between, and
  * its AOF keeps a script's writes whole or not at all. It was BullMQ's queue, written by BullMQ's private add
- * script loaded from `bullmq/dist` with its KEYS pinned: a BullMQ minor release could break the import.
+ * script loaded from its build folder with its KEYS pinned: a BullMQ minor release could break the import.
  *
  * How a put decides "stored" or "duplicate" without ever losing an event: the puts go to Redis together as one
  * call of put.lua (those of one turn, or all that arrived while the calls in flight, two at most, waited).
