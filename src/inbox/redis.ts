@@ -48,7 +48,8 @@ import {
   type PutResult,
 } from './port.js';
 import { listEntries, oldestPendingAt, purgeEntries, retryDead } from './redis/admin.js';
-import { connect, type Redis, type RedisClientLike, type RedisConnectionOptions } from './redis/connection.js';
+import { connect, type Redis } from './redis/connection.js';
+import type { RedisClientLike, RedisConnectionOptions } from './redis/options.js';
 import { hashOf, inboxKeys, jobIdOf, type InboxKeys, type JobData } from './redis/keys.js';
 import { defineScripts, runScript } from './redis/scripts.js';
 import { eventOfBody, isStorableBody, unstorableBody } from './stored-event.js';
