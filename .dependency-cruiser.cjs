@@ -55,8 +55,9 @@ module.exports = {
       comment:
         'The core runs on Workers, Deno and Bun too: node:* (and Buffer-based packages) only behind #platform, ' +
         'whose package.json "imports" conditions pick src/platform/node.ts or web.ts. The SQLite inbox is ' +
-        'Node-only by nature (better-sqlite3, a file path), and so are its fsync and checkpoint helpers.',
-      from: { path: '^src/(events|compile|dispatch|delivery|receive|inbox|api|telemetry)/', pathNot: '^src/inbox/(sqlite|file-sync|checkpointer)\\.ts$' },
+        'Node-only by nature (better-sqlite3, a file path), and so are its fsync and checkpoint helpers; the Redis ' +
+        "inbox (ioredis) reads its Lua scripts, files beside src/inbox/redis/scripts.ts.",
+      from: { path: '^src/(events|compile|dispatch|delivery|receive|inbox|api|telemetry)/', pathNot: '^src/inbox/(sqlite|file-sync|checkpointer|redis/scripts)\\.ts$' },
       to: { dependencyTypes: ['core'] },
     },
     {

@@ -3,7 +3,7 @@
 // `exports` (scripts/exports.mjs) exists in both. CommonJS is compiled, not wrapped: Node 20 before 20.19
 // cannot require() an ES module.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cjsPath, entryPoints } from './exports.mjs';
@@ -19,6 +19,19 @@ const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 // Files under dist/cjs/ are CommonJS whatever the package's "type" says.
 writeFileSync(new URL('dist/cjs/package.json', root), '{ "type": "commonjs" }\n');
 fixCommonJs(new URL('dist/cjs/', root));
+copyAssets(new URL('src/', root), ['dist/src/', 'dist/cjs/src/']);
+
+/** Files the code reads beside itself (the Redis inbox's .lua scripts), which tsc does not emit: into both trees. */
+function copyAssets(dir, trees) {
+  for (const file of readdirSync(dir, { recursive: true })) {
+    if (!String(file).endsWith('.lua')) continue;
+    for (const tree of trees) {
+      const target = new URL(`${tree}${String(file).split(sep).join('/')}`, root);
+      mkdirSync(new URL('./', target), { recursive: true });
+      copyFileSync(new URL(String(file), dir), target);
+    }
+  }
+}
 
 /**
  * Two things tsc leaves as written in CommonJS output:

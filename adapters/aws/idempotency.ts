@@ -10,7 +10,7 @@
  * removes items hours late, and a memory map is swept only now and then.
  */
 import { ConfigurationError, rejectUnknownOptions } from '../../src/dispatch/index.js';
-import { randomUUID } from 'node:crypto';
+import { DEFAULT_DURABLE_WINDOW_MS, newToken } from '../../src/delivery/index.js';
 
 export type Begin = { state: 'started'; token: string } | { state: 'done' } | { state: 'busy' };
 
@@ -25,7 +25,8 @@ export interface MemoryIdempotencyOptions {
   windowMs?: number;
 }
 
-export const DEFAULT_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The inboxes' durable window (src/inbox/port.ts): a key is remembered as long everywhere. */
+export const DEFAULT_WINDOW_MS = DEFAULT_DURABLE_WINDOW_MS;
 
 export function checkWindow(where: string, windowMs: number | undefined): number {
   if (windowMs === undefined) return DEFAULT_WINDOW_MS;
@@ -37,7 +38,8 @@ export function checkWindow(where: string, windowMs: number | undefined): number
   return windowMs;
 }
 
-export const newToken = (): string => randomUUID();
+/** The inboxes' lease token (src/inbox/port.ts): it tells two holders of one key apart. */
+export { newToken };
 
 interface Mark {
   state: 'running' | 'done';

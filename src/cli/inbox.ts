@@ -1,7 +1,7 @@
 /**
  * `inbox stats|list|show|retry|purge`: looks into a durable inbox (SQLite file, Redis or PostgreSQL) and acts
  * on it, through the store's own admin methods (the Inbox port). The store's module is loaded only when asked
- * for, so its optional peer (better-sqlite3; bullmq and ioredis; pg) is needed only by those who use it.
+ * for, so its optional peer (better-sqlite3; ioredis; pg) is needed only by those who use it.
  * `inbox migrate --postgres URL` prints (or, with --apply, runs) the PostgreSQL inbox's schema migration.
  */
 import { existsSync } from 'node:fs';

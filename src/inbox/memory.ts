@@ -8,7 +8,6 @@
 import {
   checkState,
   DEFAULT_LIST_LIMIT,
-  newToken,
   type ClaimOptions,
   type FailOutcome,
   type Inbox,
@@ -20,6 +19,7 @@ import {
   type ListOptions,
   type PutResult,
 } from '../delivery/port.js';
+import { claimLoop, DEFAULT_MEMORY_WINDOW_MS, newToken, Waiters, windowOption, type ClaimSource } from './kit/index.js';
 
 export interface MemoryInboxOptions {
   /** How many handled keys are remembered as duplicates at most; the oldest go first. Default 10 000. */
@@ -75,13 +75,18 @@ class MemoryInbox implements Inbox {
   readonly #done = new Set<Slot>();
   #deadCount = 0;
   #closed = false;
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new Waiters();
+  /** Its claims wait on a timer set for the next due entry, woken by a put (one claim) or a retry (all). */
+  readonly #source: ClaimSource = {
+    take: (leaseMs) => this.#take(leaseMs),
+    wait: (left, signal) => this.#waiters.wait(Math.max(1, Math.min(left, this.#nextDue() - Date.now())), signal),
+    stopped: () => this.#closed,
+  };
 
-  constructor({ maxKeys = 10_000, windowMs = 10 * 60 * 1000 }: MemoryInboxOptions) {
+  constructor({ maxKeys = 10_000, windowMs }: MemoryInboxOptions) {
     if (!(Number.isSafeInteger(maxKeys) && maxKeys > 0)) throw new TypeError('memoryInbox: `maxKeys` must be a positive whole number.');
-    if (!(windowMs > 0)) throw new TypeError('memoryInbox: `windowMs` must be a positive number of milliseconds.');
     this.#maxKeys = maxKeys;
-    this.#windowMs = windowMs;
+    this.#windowMs = windowOption('memoryInbox', windowMs, DEFAULT_MEMORY_WINDOW_MS);
   }
 
   put(entry: InboxEntry): Promise<PutResult> {
@@ -96,20 +101,14 @@ class MemoryInbox implements Inbox {
     // Stryker disable next-line StringLiteral: a pending slot's token is never read (each claim sets its own)
     this.#slots.set(key, { entry, key, trigger, receivedAt, state: 'pending', attempts: 0, due: 0, token: '' });
     this.#ready.push(key);
-    this.#wakeOne();
+    this.#waiters.wake();
     return STORED;
   }
 
-  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
+  /** A claim waiting when the inbox closes ends with nothing; one made after it rejects. */
+  async claim(options: ClaimOptions): Promise<InboxClaim | undefined> {
     if (this.#closed) throw new Error('The memory inbox is closed.');
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const claim = this.#take(leaseMs);
-      if (claim) return claim;
-      const now = Date.now();
-      if (now >= deadline || signal?.aborted || this.#closed) return undefined;
-      await this.#wait(Math.max(1, Math.min(deadline, this.#nextDue()) - now), signal);
-    }
+    return claimLoop(this.#source, options);
   }
 
   async renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
@@ -144,7 +143,7 @@ class MemoryInbox implements Inbox {
       slot.state = 'pending';
       slot.due = outcome.retryAt;
       this.#delayed.add(slot);
-      this.#wake();
+      this.#waiters.wakeAll();
     }
   }
 
@@ -190,7 +189,7 @@ class MemoryInbox implements Inbox {
       this.#ready.push(slot.key);
       count += 1;
     }
-    if (count > 0) this.#wake();
+    if (count > 0) this.#waiters.wakeAll();
     return count;
   }
 
@@ -210,35 +209,7 @@ class MemoryInbox implements Inbox {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#wake();
-  }
-
-  #wake(): void {
-    for (const waiter of this.#waiters) waiter();
-    this.#waiters.clear();
-  }
-
-  /** One new event needs one claimer: waking every idle loop would send all but one back to sleep. */
-  #wakeOne(): void {
-    for (const waiter of this.#waiters) {
-      waiter();
-      return;
-    }
-  }
-
-  /** Resolves after `ms`, on a put or a failure with a retry time, or when the signal aborts. */
-  #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wakeUp = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', wakeUp);
-        this.#waiters.delete(wakeUp);
-        resolve();
-      };
-      const timer = setTimeout(wakeUp, ms);
-      signal?.addEventListener('abort', wakeUp, { once: true });
-      this.#waiters.add(wakeUp);
-    });
+    this.#waiters.wakeAll();
   }
 
   #forgetExpired(now: number): void {

@@ -11,14 +11,14 @@
  * not slept through.
  */
 import type { Client } from 'pg';
-import { pause } from '../delivery/port.js';
+import { Waiters } from './kit/index.js';
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;
 
 export class Listener {
   #generation = 0;
-  readonly #waiters = new Set<() => void>();
+  readonly #waiters = new Waiters();
   readonly #newClient: () => Client;
   readonly #channel: string;
   #client: Client | undefined;
@@ -47,26 +47,13 @@ export class Listener {
   /** Waits up to `ms` for a notification newer than `seen`, a reconnection, an abort, or close(). */
   async wait(seen: number, ms: number, signal?: AbortSignal): Promise<void> {
     if (this.#generation !== seen || this.#closed) return;
-    let wake!: () => void;
-    const woken = new Promise<void>((resolve) => (wake = resolve));
-    this.#waiters.add(wake);
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: removed in `finally` however the wait ends.
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await Promise.race([woken, pause(ms, controller.signal)]);
-    } finally {
-      this.#waiters.delete(wake);
-      controller.abort();
-      signal?.removeEventListener('abort', onAbort);
-    }
+    await this.#waiters.wait(ms, signal);
   }
 
   /** Wakes every waiter (new work of this process, a reconnection, close). */
   wakeAll(): void {
     this.#generation += 1;
-    for (const wake of this.#waiters) wake();
+    this.#waiters.wakeAll();
   }
 
   async close(): Promise<void> {
@@ -122,10 +109,6 @@ export class Listener {
   /** `count` new entries: as many waiters wake (they each take one); the rest keep waiting. */
   #notified(count: number): void {
     this.#generation += 1;
-    let left = count;
-    for (const wake of this.#waiters) {
-      if (left-- <= 0) break;
-      wake();
-    }
+    this.#waiters.wake(count);
   }
 }

@@ -28,10 +28,8 @@ import type * as Pg from 'pg';
 import { requirePeers } from '#platform';
 import {
   checkState,
-  DEFAULT_DURABLE_WINDOW_MS,
   DEFAULT_LIST_LIMIT,
   INBOX_STATES,
-  newToken,
   type ClaimOptions,
   type FailOutcome,
   type Inbox,
@@ -44,10 +42,12 @@ import {
   type PutOptions,
   type PutResult,
 } from '../delivery/port.js';
+import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, TurnBatch, windowOption, type ClaimSource, type EntryRow } from './kit/index.js';
 import { Listener } from './postgres-listener.js';
-import { DEAD, DONE, migrate, PENDING, quotedSchema, RUNNING } from './postgres-schema.js';
-import { eventOfBody, isStorableBody, unstorableBody } from '../delivery/stored-event.js';
-import { TurnBatch } from './turn-batch.js';
+import { makePools } from './postgres-pools.js';
+import { migrate, quotedSchema } from './postgres-schema.js';
+import { BATCH, paddedRows, putStatement, statements, type Statements } from './postgres-statements.js';
+import { isStorableBody, unstorableBody } from '../delivery/stored-event.js';
 
 // Loaded as this module is: without it, importing chat-webhooks/postgres says to install it.
 const [pg] = requirePeers('chat-webhooks/postgres', ['pg']) as [typeof Pg];
@@ -112,26 +112,11 @@ export interface PostgresInboxOptions {
   poolSize?: number;
 }
 
-/** Rows per admin statement (retry, purge) and keys per put statement. */
-const BATCH = 1000;
-const EXPIRY_BATCH = 500;
-const EXPIRY_EVERY_MS = 1000;
 /** Two put statements in flight: while the server commits one, the next fills (as in the Redis inbox). */
 const PUTS_IN_FLIGHT = 2;
 /** A due row that a claim found locked is someone else's claim in progress: look again this soon. */
 const LOCKED_RETRY_MS = 20;
 
-interface Row {
-  key: string;
-  trigger: string;
-  state: number;
-  received_at: string;
-  attempts: number;
-  token: string | null;
-  last_error: string | null;
-  raw_body: string | null;
-  traceparent: string | null;
-}
 
 type Put = InboxEntry;
 
@@ -143,32 +128,6 @@ type Put = InboxEntry;
  */
 const columnText = (text: string): string => (text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text);
 type Completion = { key: string; token: string };
-
-function claimOf(row: Row, token: string): InboxClaim {
-  const rawBody = row.raw_body as string;
-  return {
-    key: row.key,
-    trigger: row.trigger,
-    event: eventOfBody(rawBody),
-    rawBody,
-    receivedAt: Number(row.received_at),
-    attempt: row.attempts,
-    token,
-    ...(row.traceparent ? { traceparent: row.traceparent } : {}),
-  };
-}
-
-function listingOf(row: Row): InboxListing {
-  return {
-    key: row.key,
-    trigger: row.trigger,
-    state: INBOX_STATES[row.state] as InboxState,
-    receivedAt: Number(row.received_at),
-    attempts: row.attempts,
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-    ...(row.raw_body === null ? {} : { event: eventOfBody(row.raw_body), rawBody: row.raw_body }),
-  };
-}
 
 /**
  * Connects to the inbox in PostgreSQL (tables in `schema`, created on first use).
@@ -186,134 +145,9 @@ export function postgresInbox(options: PostgresInboxOptions): Inbox {
   if (!options || (!options.connectionString && !options.pool)) {
     throw new TypeError('postgresInbox needs `connectionString` (postgres://user@host:5432/db) or `pool` (a pg.Pool).');
   }
-  if (options.windowMs !== undefined && !(options.windowMs > 0)) {
-    throw new TypeError('postgresInbox: `windowMs` must be a positive number of milliseconds.');
-  }
+  const windowMs = windowOption('postgresInbox', options.windowMs);
   quotedSchema(options.schema ?? 'chat_webhooks');
-  return new PostgresInbox(options);
-}
-
-/**
- * The put statement for `rows` rows (a power of two: a handful of prepared statements per connection serve
- * every batch size; the rows past the batch are NULLs, skipped). Each value is a parameter of its own, as a
- * hand-written multi-row INSERT would send it: packing them into arrays for `unnest` cost the receiver the
- * escaping of every body's quotes and the server the parsing of it back (bench/postgres.mjs).
- * $1 is now: a known key whose done row has expired is stored again.
- */
-function putStatement(schema: string, rows: number): Pg.QueryArrayConfig {
-  const t = `${quotedSchema(schema)}.inbox`;
-  const values = Array.from({ length: rows }, (_, row) => {
-    const n = 2 + row * 5;
-    return `($${n}::text, $${n + 1}::text, $${n + 2}::int8, $${n + 3}::text, $${n + 4}::text)`;
-  }).join(', ');
-  return {
-    // Stryker disable next-line StringLiteral: unnamed, the statement is parsed at each use: slower, the same rows.
-    name: `${schema}.put.${rows}`,
-    text: `WITH stored AS (
-  INSERT INTO ${t} AS i (key, trigger, state, due, received_at, attempts, raw_body, traceparent)
-  SELECT k, t, ${PENDING}, r, r, 0, b, p FROM (VALUES ${values}) AS v(k, t, r, b, p) WHERE k IS NOT NULL
-  ON CONFLICT (key) DO UPDATE SET trigger = excluded.trigger, state = ${PENDING}, due = excluded.due,
-    received_at = excluded.received_at, attempts = 0, token = NULL, last_error = NULL,
-    raw_body = excluded.raw_body, traceparent = excluded.traceparent
-  WHERE i.state = ${DONE} AND i.due <= $1
-  RETURNING key)
-SELECT key, (SELECT pg_notify('${schema}.inbox', count(*)::text) FROM stored)::text FROM stored`,
-    // A row per stored key, as arrays: no object per row, no array literal to build and parse back.
-    rowMode: 'array',
-  };
-}
-
-/** Rows of the put statement for a batch of `count`: the next power of two. */
-const paddedRows = (count: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, count)));
-
-/** The statements, for one schema; named, so each connection parses and plans them once. */
-function statements(schema: string) {
-  const t = `${quotedSchema(schema)}.inbox`;
-  const channel = `${schema}.inbox`;
-  return {
-    channel,
-    claim: {
-      name: `${schema}.claim`,
-      text: `UPDATE ${t} AS i SET state = ${RUNNING}, attempts = i.attempts + 1, due = $2, token = $3
-FROM (SELECT key FROM ${t} WHERE state IN (${PENDING}, ${RUNNING}) AND due <= $1 LIMIT $4 FOR UPDATE SKIP LOCKED) AS picked
-WHERE i.key = picked.key
-RETURNING i.key, i.trigger, i.received_at, i.attempts, i.raw_body, i.traceparent`,
-    },
-    nextDue: {
-      name: `${schema}.nextDue`,
-      text: `SELECT least((SELECT min(due) FROM ${t} WHERE state = ${PENDING}), (SELECT min(due) FROM ${t} WHERE state = ${RUNNING})) AS due`,
-    },
-    complete: {
-      name: `${schema}.complete`,
-      text: `UPDATE ${t} AS i SET state = ${DONE}, due = i.received_at + $1, token = NULL, raw_body = NULL, traceparent = NULL
-FROM unnest($2::text[], $3::text[]) AS c(key, token)
-WHERE i.key = c.key AND i.token = c.token AND i.state = ${RUNNING}`,
-    },
-    ...singleStatements(schema, t, channel),
-  };
-}
-
-/** The statements sent one at a time, by text. */
-function singleStatements(schema: string, t: string, channel: string) {
-  return {
-    renew: `UPDATE ${t} SET due = $3 WHERE key = $1 AND token = $2 AND state = ${RUNNING}`,
-    retryLater: `WITH moved AS (UPDATE ${t} SET state = ${PENDING}, due = $3, token = NULL, last_error = $4
-  WHERE key = $1 AND token = $2 AND state = ${RUNNING} RETURNING key)
-SELECT pg_notify('${channel}', '1')::text FROM moved`,
-    bury: `UPDATE ${t} SET state = ${DEAD}, due = $3, token = NULL, last_error = $4 WHERE key = $1 AND token = $2 AND state = ${RUNNING}`,
-    counts: `SELECT state, count(*)::int AS n FROM ${t} WHERE state <> ${DONE} OR due > $1 GROUP BY state`,
-    // A bounded scan on the (state, due) index, as SQLite's: the oldest among the 1 000 pending rows due first.
-    oldestPending: `SELECT min(received_at) AS at FROM (SELECT received_at FROM ${t} WHERE state = ${PENDING} ORDER BY due LIMIT 1000) AS first`,
-    list: `SELECT * FROM ${t} WHERE state = $1 ORDER BY due LIMIT $2`,
-    reviveSome: `UPDATE ${t} SET state = ${PENDING}, due = $1, attempts = 0 WHERE key IN
-  (SELECT key FROM ${t} WHERE state = ${DEAD} LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`,
-    reviveKeys: `UPDATE ${t} SET state = ${PENDING}, due = $1, attempts = 0 WHERE state = ${DEAD} AND key = ANY($2::text[])`,
-    purgeSome: `DELETE FROM ${t} WHERE key IN (SELECT key FROM ${t} WHERE state = $1 LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)`,
-    expire: `DELETE FROM ${t} WHERE key IN
-  (SELECT key FROM ${t} WHERE state = ${DONE} AND due <= $1 LIMIT ${EXPIRY_BATCH} FOR UPDATE SKIP LOCKED)`,
-    notify: `SELECT pg_notify('${channel}', $1)::text`,
-  };
-}
-
-type Statements = ReturnType<typeof statements>;
-
-interface Pools {
-  /** Puts and admin: commits as durable as the server's `synchronous_commit`. */
-  pool: Pg.Pool;
-  owned: boolean;
-  /** The worker's writes: `synchronous_commit = off` (see WORKER_COMMITS). Always this inbox's own. */
-  worker: Pg.Pool;
-  /** The listening connection's settings. */
-  listen: Pg.ClientConfig;
-}
-
-/**
- * The worker's claims, renewals, completions and failures commit without waiting for the WAL flush
- * (`synchronous_commit = off`), as the SQLite inbox's worker writes are not fsynced: the server loses none of
- * them on a crash of this process, and what a crash of the server itself (or a power cut) may take back is
- * its last few hundred milliseconds of them, whose events then run again (delivery to handlers is
- * at-least-once anyway); the next put's commit flushes them too, the WAL being one log. Measured on the bench
- * machine: 8 workers handled 760/s with each completion flushed, 1 630/s without.
- */
-const WORKER_COMMITS = '-c synchronous_commit=off';
-
-function makePools(options: PostgresInboxOptions): Pools {
-  const statementTimeout = options.statementTimeoutMs ?? 1500;
-  const given = options.pool as Pg.Pool | undefined;
-  const base: Pg.PoolConfig = given
-    ? { ...(given.options as Pg.PoolConfig) }
-    : // A server that cannot be reached fails the statement instead of holding it for the OS's TCP timeout.
-      { connectionString: options.connectionString, statement_timeout: statementTimeout, connectionTimeoutMillis: 5000 };
-  const worker = new pg.Pool({ ...base, max: 4, options: [base.options, WORKER_COMMITS].filter(Boolean).join(' ') });
-  // An idle connection the server dropped (a restart) is an 'error' event: without a listener it would end
-  // the process. The pool replaces it; the queries that needed it failed and said so.
-  worker.on('error', () => undefined);
-  const { max: _max, ...listen } = base;
-  // The pool's own settings (connectionString, host, user…) serve the worker's and the listening connections.
-  if (given) return { pool: given, owned: false, worker, listen };
-  const pool = new pg.Pool({ ...base, max: options.poolSize ?? 10 });
-  pool.on('error', () => undefined);
-  return { pool, owned: true, worker, listen };
+  return new PostgresInbox(options, windowMs);
 }
 
 class PostgresInbox implements Inbox {
@@ -330,28 +164,40 @@ class PostgresInbox implements Inbox {
   readonly #puts: TurnBatch<Put, PutResult>;
   readonly #claims: TurnBatch<number, InboxClaim | undefined>;
   readonly #completions: TurnBatch<Completion, void>;
-  readonly #expiry: ReturnType<typeof setInterval>;
+  readonly #expiry: { stop(): void };
   readonly #putStatements: Pg.QueryArrayConfig[] = [];
+  /**
+   * The claims of one turn take their rows in one statement; idle ones wait for a notification (noted before
+   * the look: one landing in between is not slept through) or the next due row.
+   */
+  readonly #source: ClaimSource = {
+    assertOpen: () => this.#assertOpen(),
+    take: (leaseMs) => this.#claims.add(leaseMs),
+    mark: () => this.#listener.generation,
+    wait: async (left, signal, seen) => {
+      const untilDue = await this.#untilNextDue();
+      await this.#listener.wait(seen, Math.min(left, this.#pollMs, Math.max(untilDue, LOCKED_RETRY_MS)), signal);
+    },
+  };
   #ready: Promise<void> | undefined;
-  #expiring = false;
   #nextDue: Promise<number> | undefined;
   #closed = false;
 
-  constructor(options: PostgresInboxOptions) {
+  constructor(options: PostgresInboxOptions, windowMs: number) {
     const { pool, owned, worker, listen } = makePools(options);
     this.#pool = pool;
     this.#workerPool = worker;
     this.#ownsPool = owned;
     this.#schema = options.schema ?? 'chat_webhooks';
     this.#sql = statements(this.#schema);
-    this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
+    this.#windowMs = windowMs;
     this.#pollMs = options.pollMs ?? 2000;
     this.#listener = new Listener(() => new pg.Client(listen), this.#sql.channel);
     this.#puts = new TurnBatch((puts) => this.#insert(puts), PUTS_IN_FLIGHT, BATCH);
     this.#claims = new TurnBatch((leases) => this.#take(leases), 1, BATCH);
     this.#completions = new TurnBatch((done) => this.#markDone(done), 1, BATCH);
-    this.#expiry = setInterval(() => void this.#expire(), EXPIRY_EVERY_MS);
-    this.#expiry.unref();
+    // Another process's expiry skips the rows this one deletes (SKIP LOCKED).
+    this.#expiry = startSweeps(() => !this.#closed && this.#ready && this.#work(this.#sql.expire, [Date.now()]));
   }
 
   /** A put whose `signal` aborts before its batch is sent is dropped (nothing kept for a request answered 503). */
@@ -361,20 +207,10 @@ class PostgresInbox implements Inbox {
     return this.#puts.add(entry, options?.signal);
   }
 
-  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
-    const deadline = Date.now() + waitMs;
-    if (waitMs > 0) await this.#listener.start();
-    for (;;) {
-      if (this.#closed) throw new Error('The PostgreSQL inbox is closed.');
-      const seen = this.#listener.generation;
-      const claim = await this.#claims.add(leaseMs);
-      if (claim) return claim;
-      const left = deadline - Date.now();
-      // Stryker disable next-line EqualityOperator: at 0 left, `<` waits 0 ms and looks once more, then ends.
-      if (left <= 0 || signal?.aborted) return undefined;
-      const untilDue = await this.#untilNextDue();
-      await this.#listener.wait(seen, Math.min(left, this.#pollMs, Math.max(untilDue, LOCKED_RETRY_MS)), signal);
-    }
+  async claim(options: ClaimOptions): Promise<InboxClaim | undefined> {
+    const startedAt = Date.now();
+    if (options.waitMs > 0) await this.#listener.start();
+    return claimLoop(this.#source, options, startedAt);
   }
 
   async renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
@@ -401,14 +237,14 @@ class PostgresInbox implements Inbox {
 
   /** For health(): a cheap statement on a pooled connection, which needs the server to answer. */
   async ping(): Promise<void> {
-    if (this.#closed) throw new Error('The PostgreSQL inbox is closed.');
+    this.#assertOpen();
     // Stryker disable next-line StringLiteral: an empty statement also needs the server to answer.
     await this.#query('SELECT 1', []);
   }
 
   /** For the oldest-pending gauge, read once per metrics collection. */
   async oldestPendingAt(): Promise<number | undefined> {
-    if (this.#closed) throw new Error('The PostgreSQL inbox is closed.');
+    this.#assertOpen();
     const { rows } = await this.#query<{ at: string | null }>(this.#sql.oldestPending, []);
     // min() answers one row, NULL when there is none.
     return rows[0]!.at === null ? undefined : Number(rows[0]!.at);
@@ -416,8 +252,8 @@ class PostgresInbox implements Inbox {
 
   async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
     const code = INBOX_STATES.indexOf(checkState(state));
-    const { rows } = await this.#query<Row>(this.#sql.list, [code, limit]);
-    return rows.map(listingOf);
+    const { rows } = await this.#query<EntryRow>(this.#sql.list, [code, limit]);
+    return rows.map((row) => listingOfRow(row));
   }
 
   async retry(keys?: readonly string[]): Promise<number> {
@@ -429,7 +265,7 @@ class PostgresInbox implements Inbox {
         count += result.rowCount ?? 0;
       }
     } else {
-      count = await this.#inBatches(() => this.#query(this.#sql.reviveSome, [Date.now()]));
+      count = await inBatches(() => this.#count(this.#sql.reviveSome, [Date.now()]), BATCH);
     }
     if (count > 0) await this.#query(this.#sql.notify, [String(count)]);
     return count;
@@ -437,13 +273,13 @@ class PostgresInbox implements Inbox {
 
   async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
     const code = INBOX_STATES.indexOf(checkState(state, false));
-    return this.#inBatches(() => this.#query(this.#sql.purgeSome, [code]));
+    return inBatches(() => this.#count(this.#sql.purgeSome, [code]), BATCH);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#expiry);
+    this.#expiry.stop();
     await Promise.all([this.#puts.settled(), this.#completions.settled(), this.#claims.settled()]);
     await this.#listener.close();
     await this.#ready?.catch(() => undefined);
@@ -467,14 +303,13 @@ class PostgresInbox implements Inbox {
     return this.#query<R>(query, values, this.#workerPool);
   }
 
-  /** Repeats a statement that handles up to BATCH rows until one handles fewer. */
-  async #inBatches(run: () => Promise<Pg.QueryResult>): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const count = (await run()).rowCount ?? 0;
-      total += count;
-      if (count < BATCH) return total;
-    }
+  /** How many rows a statement changed. */
+  async #count(query: string, values: unknown[]): Promise<number> {
+    return (await this.#query(query, values)).rowCount ?? 0;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('The PostgreSQL inbox is closed.');
   }
 
   /** One INSERT for a batch of puts (see the top of this file); a key repeated in the batch is sent once. */
@@ -511,8 +346,8 @@ class PostgresInbox implements Inbox {
       // One token for the statement's rows: a token tells holders of one key apart, and each row is one key.
       const token = newToken();
       const now = Date.now();
-      const { rows } = await this.#work<Row>(this.#sql.claim, [now, now + leaseMs, token, indexes.length]);
-      rows.forEach((row, n) => (claims[indexes[n]!] = claimOf(row, token)));
+      const { rows } = await this.#work<EntryRow>(this.#sql.claim, [now, now + leaseMs, token, indexes.length]);
+      rows.forEach((row, n) => (claims[indexes[n]!] = claimOfRow(row, token)));
     }
     return claims;
   }
@@ -535,19 +370,6 @@ class PostgresInbox implements Inbox {
       .then(({ rows }) => (rows[0]!.due === null ? Infinity : Number(rows[0]!.due)))
       .finally(() => setImmediate(() => (this.#nextDue = undefined)));
     return this.#nextDue.then((due) => due - Date.now());
-  }
-
-  /** Deletes one small batch of done rows past their window; another process's expiry skips these rows. */
-  async #expire(): Promise<void> {
-    if (this.#closed || this.#expiring || !this.#ready) return;
-    this.#expiring = true;
-    try {
-      await this.#work(this.#sql.expire, [Date.now()]);
-    } catch {
-      // The next round tries again; a lost connection is also every other statement's to report.
-    } finally {
-      this.#expiring = false;
-    }
   }
 
   #schemaReady(): Promise<void> {

@@ -25,11 +25,8 @@ import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   checkState,
-  DEFAULT_DURABLE_WINDOW_MS,
   DEFAULT_LIST_LIMIT,
   INBOX_STATES,
-  newToken,
-  pause,
   type ClaimOptions,
   type FailOutcome,
   type Inbox,
@@ -43,8 +40,9 @@ import {
 } from '../delivery/port.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { FileSync } from './file-sync.js';
-import { eventOfBody, isStorableBody, unstorableBody } from '../delivery/stored-event.js';
-import { WriteBatch } from './write-batch.js';
+import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, Waiters, windowOption, WriteBatch, type ClaimSource } from './kit/index.js';
+import { ADMIN_BATCH, eventOfRow, SCHEMA, stateCode, statements, type Row, type Statements } from './sqlite-statements.js';
+import { isStorableBody, unstorableBody } from '../delivery/stored-event.js';
 import { requirePeers } from '#platform';
 
 // Loaded as this module is: without it, importing chat-webhooks/sqlite says how to install it.
@@ -88,54 +86,8 @@ export interface SqliteInboxOptions {
 
 /** Below the receiver's 2 s commit timeout (see the top of this file). */
 const BUSY_TIMEOUT_MS = 1000;
-const EXPIRY_BATCH = 500;
 /** SQLite's default. */
 const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
-const EXPIRY_EVERY_MS = 1000;
-/** Rows per transaction of `retry()` and `purge()`: each holds the write lock for a few milliseconds. */
-const ADMIN_BATCH = 5000;
-
-/** States as small integers: the (state, due) index stays compact. */
-const PENDING = 0;
-const RUNNING = 1;
-const DONE = 2;
-const DEAD = 3;
-const stateCode = (state: InboxState): number => INBOX_STATES.indexOf(state);
-
-/*
- * `due` means, by state: pending: when it may run; running: when its lease ends; done: when it is forgotten;
- * dead: when it died. One index on (state, due) serves claiming, lease recovery and expiry.
- */
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS inbox (
-  key TEXT PRIMARY KEY,
-  trigger TEXT NOT NULL,
-  state INTEGER NOT NULL,
-  due INTEGER NOT NULL,
-  received_at INTEGER NOT NULL,
-  attempts INTEGER NOT NULL DEFAULT 0,
-  token TEXT,
-  last_error TEXT,
-  event TEXT, -- written by earlier versions only: the event is raw_body parsed
-  raw_body TEXT,
-  traceparent TEXT -- the W3C traceparent of the span that stored it (telemetry on); added to older files on open
-);
-CREATE INDEX IF NOT EXISTS inbox_state_due ON inbox (state, due);
-`;
-
-interface Row {
-  key: string;
-  trigger: string;
-  state: number;
-  received_at: number;
-  attempts: number;
-  token: string | null;
-  last_error: string | null;
-  event: string | null;
-  raw_body: string | null;
-  traceparent: string | null;
-}
-
 const inMemory = (path: string): boolean => path === ':memory:';
 
 function openDatabase(path: string): Database {
@@ -189,74 +141,6 @@ function flushFolder(folder: string): void {
   }
 }
 
-function statements(db: Database) {
-  return {
-    // Positional: key, trigger, received at (twice), raw body, traceparent, now. Binding an object by names cost ~1 µs a put.
-    put: db.prepare(
-      `INSERT INTO inbox (key, trigger, state, due, received_at, attempts, event, raw_body, traceparent)
-       VALUES (?, ?, ${PENDING}, ?, ?, 0, NULL, ?, ?)
-       ON CONFLICT (key) DO UPDATE SET trigger = excluded.trigger, state = ${PENDING}, due = excluded.due,
-         received_at = excluded.received_at, attempts = 0, token = NULL, last_error = NULL,
-         event = NULL, raw_body = excluded.raw_body, traceparent = excluded.traceparent
-       WHERE inbox.state = ${DONE} AND inbox.due <= ?`,
-    ),
-    anyDue: db.prepare(`SELECT 1 FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= ? LIMIT 1`).pluck(),
-    claim: db.prepare(
-      `UPDATE inbox SET state = ${RUNNING}, attempts = attempts + 1, due = @leaseEnd, token = @token
-       WHERE key = (SELECT key FROM inbox WHERE state IN (${PENDING}, ${RUNNING}) AND due <= @now LIMIT 1)
-       RETURNING key, trigger, received_at, attempts, event, raw_body, traceparent`,
-    ),
-    renew: db.prepare(`UPDATE inbox SET due = @leaseEnd WHERE key = @key AND state = ${RUNNING} AND token = @token`),
-    complete: db.prepare(
-      `UPDATE inbox SET state = ${DONE}, due = received_at + @windowMs, token = NULL, event = NULL, raw_body = NULL
-       WHERE key = @key AND state = ${RUNNING} AND token = @token`,
-    ),
-    retryLater: db.prepare(
-      `UPDATE inbox SET state = ${PENDING}, due = @due, token = NULL, last_error = @error
-       WHERE key = @key AND state = ${RUNNING} AND token = @token`,
-    ),
-    bury: db.prepare(
-      `UPDATE inbox SET state = ${DEAD}, due = @due, token = NULL, last_error = @error
-       WHERE key = @key AND state = ${RUNNING} AND token = @token`,
-    ),
-    // Bounded: the first 1000 pending rows by due time (a retry's due time is later than its receipt).
-    oldestPending: db
-      .prepare(`SELECT min(received_at) FROM (SELECT received_at FROM inbox WHERE state = ${PENDING} ORDER BY due LIMIT 1000)`)
-      .pluck(),
-    counts: db.prepare(`SELECT state, count(*) AS n FROM inbox WHERE state <> ${DONE} OR due > ? GROUP BY state`),
-    list: db.prepare(`SELECT * FROM inbox WHERE state = ? ORDER BY due LIMIT ?`),
-    deadCount: db.prepare(`SELECT count(*) FROM inbox WHERE state = ${DEAD}`).pluck(),
-    reviveSome: db.prepare(
-      `UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0
-       WHERE rowid IN (SELECT rowid FROM inbox WHERE state = ${DEAD} LIMIT ${ADMIN_BATCH})`,
-    ),
-    revive: db.prepare(`UPDATE inbox SET state = ${PENDING}, due = ?, attempts = 0 WHERE state = ${DEAD} AND key = ?`),
-    purgeSome: db.prepare(`DELETE FROM inbox WHERE rowid IN (SELECT rowid FROM inbox WHERE state = ? LIMIT ${ADMIN_BATCH})`),
-    anyExpired: db.prepare(`SELECT 1 FROM inbox WHERE state = ${DONE} AND due <= ? LIMIT 1`).pluck(),
-    expire: db.prepare(
-      `DELETE FROM inbox WHERE rowid IN
-         (SELECT rowid FROM inbox WHERE state = ${DONE} AND due <= ? LIMIT ${EXPIRY_BATCH})`,
-    ),
-  };
-}
-
-/** The stored event (src/inbox/stored-event.ts); rows an earlier version wrote also hold it parsed. */
-function eventOfRow(row: Row): InboxClaim['event'] {
-  return row.event !== null ? (JSON.parse(row.event) as InboxClaim['event']) : eventOfBody(row.raw_body as string);
-}
-
-function listing(row: Row): InboxListing {
-  return {
-    key: row.key,
-    trigger: row.trigger,
-    state: INBOX_STATES[row.state] as InboxState,
-    receivedAt: row.received_at,
-    attempts: row.attempts,
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-    ...(row.raw_body === null ? {} : { event: eventOfRow(row), rawBody: row.raw_body }),
-  };
-}
-
 /**
  * Opens (or creates) the inbox in one SQLite file, or in a database the application opened.
  *
@@ -278,13 +162,8 @@ export function sqliteInbox(options: SqliteInboxOptions): Inbox {
   if (options.database !== undefined && (!options.database.open || options.database.readonly)) {
     throw new TypeError('sqliteInbox: `database` must be open for writing.');
   }
-  if (options.windowMs !== undefined && !(options.windowMs > 0)) {
-    throw new TypeError('sqliteInbox: `windowMs` must be a positive number of milliseconds.');
-  }
-  return new SqliteInbox(options);
+  return new SqliteInbox(options, windowOption('sqliteInbox', options.windowMs));
 }
-
-type Statements = ReturnType<typeof statements>;
 
 class SqliteInbox implements Inbox {
   readonly kind = 'sqlite';
@@ -298,12 +177,19 @@ class SqliteInbox implements Inbox {
   readonly #windowMs: number;
   readonly #pollMs: number;
   /** Workers of this process waiting for work: a local put wakes them without waiting for a poll. */
-  readonly #waiters = new Set<() => void>();
-  readonly #expiry: ReturnType<typeof setInterval>;
+  readonly #waiters = new Waiters();
+  /** Another process's writes are seen by polling; this one's wake the waiters at once. */
+  readonly #source: ClaimSource = {
+    assertOpen: () => this.#assertOpen(),
+    // A read first: claiming is a write, and an idle worker should not commit empty transactions.
+    take: (leaseMs) => (this.#sql.anyDue.get(Date.now()) ? this.#takeOne(leaseMs) : undefined),
+    wait: (left, signal) => this.#waiters.wait(Math.min(this.#pollMs, left), signal),
+  };
+  readonly #expiry: { stop(): void };
   #closed = false;
 
-  constructor(options: SqliteInboxOptions) {
-    this.#windowMs = options.windowMs ?? DEFAULT_DURABLE_WINDOW_MS;
+  constructor(options: SqliteInboxOptions, windowMs: number) {
+    this.#windowMs = windowMs;
     this.#pollMs = options.pollMs ?? 100;
     const given = options.database as Database | undefined;
     const path = given ? (given.memory ? ':memory:' : given.name) : (options.path as string);
@@ -316,8 +202,7 @@ class SqliteInbox implements Inbox {
       this.#db.transaction(body).immediate();
       return mustSync ? this.#wal?.sync() : undefined;
     });
-    this.#expiry = setInterval(() => this.#expire(), EXPIRY_EVERY_MS);
-    this.#expiry.unref();
+    this.#expiry = startSweeps(() => this.#expire());
   }
 
   put(entry: InboxEntry): Promise<PutResult> {
@@ -328,25 +213,13 @@ class SqliteInbox implements Inbox {
       return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
     }).then((result) => {
       // Stryker disable next-line ConditionalExpression: a worker woken by a duplicate finds nothing due and waits again
-      if (result === 'stored') this.#wakeOne();
+      if (result === 'stored') this.#waiters.wake();
       return result;
     });
   }
 
-  async claim({ leaseMs, waitMs, signal }: ClaimOptions): Promise<InboxClaim | undefined> {
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      if (this.#closed) throw new Error('The SQLite inbox is closed.');
-      // A read first: claiming is a write, and an idle worker should not commit empty transactions.
-      if (this.#sql.anyDue.get(Date.now())) {
-        const claim = await this.#takeOne(leaseMs);
-        if (claim) return claim;
-      }
-      const left = deadline - Date.now();
-      // Stryker disable next-line EqualityOperator: at 0 left, the pause of 0 ms ends at once and the next round stops
-      if (left <= 0 || signal?.aborted) return undefined;
-      await pause(Math.min(this.#pollMs, left), signal, this.#waiters);
-    }
+  claim(options: ClaimOptions): Promise<InboxClaim | undefined> {
+    return claimLoop(this.#source, options);
   }
 
   renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
@@ -363,7 +236,7 @@ class SqliteInbox implements Inbox {
       await this.#workerWrite(() => this.#sql.bury.run({ ...params, due: Date.now() }));
     } else {
       await this.#workerWrite(() => this.#sql.retryLater.run({ ...params, due: outcome.retryAt }));
-      this.#wake();
+      this.#waiters.wakeAll();
     }
   }
 
@@ -381,12 +254,12 @@ class SqliteInbox implements Inbox {
   }
 
   async oldestPendingAt(): Promise<number | undefined> {
-    if (this.#closed) throw new Error('The SQLite inbox is closed.');
+    this.#assertOpen();
     return (this.#sql.oldestPending.get() as number | null) ?? undefined;
   }
 
   async list({ state, limit = DEFAULT_LIST_LIMIT }: ListOptions): Promise<InboxListing[]> {
-    return (this.#sql.list.all(stateCode(checkState(state)), limit) as Row[]).map(listing);
+    return (this.#sql.list.all(stateCode(checkState(state)), limit) as Row[]).map((row) => listingOfRow(row, eventOfRow));
   }
 
   /**
@@ -406,35 +279,34 @@ class SqliteInbox implements Inbox {
         const revived = await this.#write(() => reviveSome.run(now).changes);
         if (revived === 0) break;
         count += revived;
-        this.#wake();
+        this.#waiters.wakeAll();
       }
     }
-    if (count > 0) this.#wake();
+    if (count > 0) this.#waiters.wakeAll();
     return count;
   }
 
   /** ADMIN_BATCH rows per transaction, as `retry`. */
   async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
     const code = stateCode(checkState(state, false));
-    let count = 0;
-    for (;;) {
-      const removed = await this.#write(() => this.#sql.purgeSome.run(code).changes);
-      count += removed;
-      if (removed < ADMIN_BATCH) return count;
-    }
+    return inBatches(() => this.#write(() => this.#sql.purgeSome.run(code).changes), ADMIN_BATCH);
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#expiry);
+    this.#expiry.stop();
     this.#batch.flush();
-    this.#wake();
+    this.#waiters.wakeAll();
     await this.#checkpointer?.close();
     if (this.#closeDatabase) this.#db.close();
     // The application goes on with its database: SQLite checkpoints on it again as by default.
     else if (this.#checkpointer) this.#db.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
     await this.#wal?.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('The SQLite inbox is closed.');
   }
 
   #write<T>(run: () => T, mustSync = true): Promise<T> {
@@ -456,19 +328,10 @@ class SqliteInbox implements Inbox {
     });
   }
 
-  #wake(): void {
-    for (const waiter of this.#waiters) waiter();
-  }
-
-  /** One new entry needs one claimer: waking them all would have each find nothing and wait again. */
-  #wakeOne(): void {
-    for (const waiter of this.#waiters) return waiter();
-  }
-
   /** Deletes one small batch of forgotten done rows, if there are any (a cheap read decides). */
-  #expire(): void {
+  async #expire(): Promise<void> {
     if (this.#closed || !this.#sql.anyExpired.get(Date.now())) return;
-    this.#workerWrite(() => this.#sql.expire.run(Date.now())).catch(() => undefined);
+    await this.#workerWrite(() => this.#sql.expire.run(Date.now()));
   }
 
   #takeOne(leaseMs: number): Promise<InboxClaim | undefined> {
@@ -476,17 +339,7 @@ class SqliteInbox implements Inbox {
     return this.#workerWrite(() => {
       const now = Date.now();
       const row = this.#sql.claim.get({ now, leaseEnd: now + leaseMs, token }) as Row | undefined;
-      if (!row) return undefined;
-      return {
-        key: row.key,
-        trigger: row.trigger,
-        event: eventOfRow(row),
-        rawBody: row.raw_body as string,
-        receivedAt: row.received_at,
-        attempt: row.attempts,
-        token,
-        ...(row.traceparent === null ? {} : { traceparent: row.traceparent }),
-      };
+      return row && claimOfRow(row, token, eventOfRow);
     });
   }
 }

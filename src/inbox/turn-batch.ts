@@ -3,8 +3,22 @@
  * result, or an Error for that request alone); if it throws, every request of the batch rejects with that.
  * At most `maxInFlight` batches are out at once; requests made meanwhile wait and go together in the next,
  * so a busy store gets fewer, larger batches instead of a queue of small ones.
+ *
+ * A batch holds `maxSize` requests at most, and (given `limits.sizeOf`) `limits.maxBytes` at most, one request
+ * at least: what a batch sent carries is the connection's until the server answers, so a stalled server holds
+ * `maxInFlight` batches' bytes at most while the rest wait here, where they can still be dropped.
+ * `limits.canSend` holds batches back while it says no (a connection not up): call `resume()` once it says yes
+ * again, and `dropWaiting(reason)` to reject what waits (the connection was lost, the store closed).
  */
 type Request<I, O> = { item: I; resolve: (result: O) => void; reject: (error: unknown) => void };
+
+export interface BatchLimits<I> {
+  /** The bytes a batch carries at most (at least one request), as `sizeOf` counts them. */
+  maxBytes?: number;
+  sizeOf?: (item: I) => number;
+  /** False holds every batch back until `resume()`. */
+  canSend?: () => boolean;
+}
 
 /** What a request whose caller gave up (its signal aborted) before it was sent rejects with. */
 export class GaveUp extends Error {
@@ -21,11 +35,13 @@ export class TurnBatch<I, O> {
   readonly #send: (items: I[]) => Promise<Array<O | Error>>;
   readonly #maxInFlight: number;
   readonly #maxSize: number;
+  readonly #limits: BatchLimits<I>;
 
-  constructor(send: (items: I[]) => Promise<Array<O | Error>>, maxInFlight: number, maxSize = 1000) {
+  constructor(send: (items: I[]) => Promise<Array<O | Error>>, maxInFlight: number, maxSize = 1000, limits: BatchLimits<I> = {}) {
     this.#send = send;
     this.#maxInFlight = maxInFlight;
     this.#maxSize = maxSize;
+    this.#limits = limits;
   }
 
   /**
@@ -49,11 +65,27 @@ export class TurnBatch<I, O> {
         request.reject = (error) => (signal.removeEventListener('abort', drop), reject(error));
       }
       this.#waiting.push(request);
-      if (this.#scheduled || this.#inFlight >= this.#maxInFlight) return;
+      if (this.#scheduled || !this.#canSend()) return;
       this.#scheduled = true;
       // setImmediate runs after the poll phase: the requests that arrived in this turn have all queued.
       setImmediate(() => this.#next());
     });
+  }
+
+  /** How many requests wait to be sent. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /** Sends what waits, now that `limits.canSend` says yes again. */
+  resume(): void {
+    if (!this.#scheduled) this.#next();
+  }
+
+  /** Rejects every request not sent yet; those in flight get their answers. */
+  dropWaiting(reason: () => unknown): void {
+    for (const request of this.#waiting.splice(0)) request.reject(reason());
+    this.#checkIdle();
   }
 
   /** Resolves once nothing waits and nothing is in flight. */
@@ -62,10 +94,14 @@ export class TurnBatch<I, O> {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
+  #canSend(): boolean {
+    return this.#inFlight < this.#maxInFlight && (this.#limits.canSend?.() ?? true);
+  }
+
   #next(): void {
     this.#scheduled = false;
-    if (this.#waiting.length === 0 || this.#inFlight >= this.#maxInFlight) return this.#checkIdle();
-    const batch = this.#waiting.splice(0, this.#maxSize);
+    if (this.#waiting.length === 0 || !this.#canSend()) return this.#checkIdle();
+    const batch = this.#waiting.splice(0, this.#batchLength());
     this.#inFlight += 1;
     this.#send(batch.map((request) => request.item))
       .then(
@@ -81,6 +117,17 @@ export class TurnBatch<I, O> {
       this.#scheduled = true;
       setImmediate(() => this.#next());
     }
+  }
+
+  /** How many of the waiting requests the next batch takes: `maxSize`, fewer when their bytes pass `maxBytes`. */
+  #batchLength(): number {
+    const { maxBytes, sizeOf } = this.#limits;
+    const most = Math.min(this.#maxSize, this.#waiting.length);
+    if (maxBytes === undefined || sizeOf === undefined) return most;
+    let bytes = sizeOf(this.#waiting[0]!.item);
+    let length = 1;
+    while (length < most && (bytes += sizeOf(this.#waiting[length]!.item)) <= maxBytes) length += 1;
+    return length;
   }
 
   #checkIdle(): void {

@@ -7,7 +7,7 @@
 /** The `code` of the error thrown when an optional peer is missing. */
 export const MISSING_PEER = 'ERR_CHAT_WEBHOOKS_MISSING_PEER';
 
-/** `chat-webhooks/redis needs its optional peers bullmq and ioredis: npm install bullmq ioredis`. */
+/** `chat-webhooks/postgres needs its optional peer pg: npm install pg`. */
 export function missingPeerMessage(entry: string, missing: readonly string[]): string {
   const names = missing.length === 1 ? `peer ${missing[0]}` : `peers ${missing.slice(0, -1).join(', ')} and ${missing.at(-1)}`;
   return `${entry} needs its optional ${names}: npm install ${missing.join(' ')}`;

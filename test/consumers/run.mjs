@@ -69,10 +69,10 @@ try {
   const app = join(work, 'app');
   cpSync(here, app, { recursive: true, filter: (source) => !/[/\\](toolchains|node_modules|out|peerless)$/.test(source) && !source.endsWith('run.mjs') });
   const dependencies = { 'chat-webhooks': `file:${tarball}` };
-  // bullmq, ioredis, pg and @opentelemetry/api are pure JavaScript: chat-webhooks/redis, chat-webhooks/postgres and
+  // ioredis, pg and @opentelemetry/api are pure JavaScript: chat-webhooks/redis, chat-webhooks/postgres and
   // chat-webhooks/otel load for real. better-sqlite3 (native) is left out: chat-webhooks/sqlite must then fail
   // naming it, which the smoke projects check.
-  for (const name of ['express', 'fastify', '@types/node', 'bullmq', 'ioredis', 'pg', '@opentelemetry/api']) dependencies[name] = rootPkg.devDependencies[name];
+  for (const name of ['express', 'fastify', '@types/node', 'ioredis', 'pg', '@opentelemetry/api']) dependencies[name] = rootPkg.devDependencies[name];
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumers', private: true, dependencies }, null, 2));
   console.log('installing the tarball into a fresh project');
   npm(['install', '--prefer-offline', '--no-package-lock'], app);

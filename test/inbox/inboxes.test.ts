@@ -11,13 +11,12 @@ import { sha256Base64 } from '../../src/platform/node.js';
 import { redisPerSuite } from '../support/redis-server.js';
 import { inboxContract } from './contract.js';
 
-/** ARGV: key prefix, now, then (hash, data, opts) per job. */
+/** ARGV: key prefix, now, then (hash, data) per entry: dead as a claim and a dead failure leave it (src/inbox/redis/keys.ts). */
 const SEED_DEAD = `local base, now = ARGV[1], ARGV[2]
-for i = 3, #ARGV, 3 do
+for i = 3, #ARGV, 2 do
   local id = 'k_' .. ARGV[i]
-  redis.call('HSET', base .. id, 'name', 'message_sent', 'data', ARGV[i + 1], 'opts', ARGV[i + 2], 'timestamp', now,
-    'delay', 0, 'priority', 0, 'atm', 1, 'ats', 1, 'failedReason', 'seeded', 'stacktrace', '[]', 'processedOn', now, 'finishedOn', now)
-  redis.call('ZADD', base .. 'failed', now, id)
+  redis.call('HSET', base .. id, 'data', ARGV[i + 1], 'attempts', 1, 'error', 'seeded')
+  redis.call('ZADD', base .. 'dead', now, id)
   redis.call('SET', base .. 'seen:' .. ARGV[i], 'stored', 'PX', 86400000)
 end
 return 0`;
@@ -62,21 +61,20 @@ inboxContract('sqliteInbox', {
 const redis = redisPerSuite();
 inboxContract('redisInbox', {
   durable: true,
-  // BullMQ's stalled checker runs every leaseMs/2 (at least 100 ms) and needs two passes to move a job back.
-  leaseSlackMs: 1000,
+  // A lease that ran out is taken back by the next claim, which asks every pollMs.
+  leaseSlackMs: 200,
   open: ({ windowMs, name } = {}) => redisInbox({ url: redis.server.url, prefix: `t-${name ?? ++serial}`, windowMs, pollMs: 20 }),
   cliArgs: (name) => ['--redis', redis.server.url, '--prefix', `t-${name}`],
-  /** BullMQ's failed jobs as its moveToFailed leaves them (job hash, `failed` set), and the inbox's markers. */
+  /** Dead entries as a claim and a dead failure leave them (job hash, `dead` set), and their markers. */
   async seedDead(name, count) {
     const base = `t-${name}:inbox:`;
     const now = Date.now();
-    const opts = (jobId: string) => JSON.stringify({ jobId, removeOnComplete: true, removeOnFail: false, attempts: 1 });
     for (let start = 0; start < count; start += 5000) {
       const args: string[] = [];
       for (let i = start; i < Math.min(count, start + 5000); i++) {
         const { key, trigger, rawBody, receivedAt } = deadEntry(i);
         const hash = sha256Base64(key);
-        args.push(hash, JSON.stringify({ key, trigger, rawBody, receivedAt }), opts(`k_${hash}`));
+        args.push(hash, JSON.stringify({ key, trigger, rawBody, receivedAt }));
       }
       await redis.client.eval(SEED_DEAD, 0, base, now, ...args);
     }

@@ -1,13 +1,12 @@
 /**
  * What the Redis inbox (src/inbox/redis.ts) does that the contract suite and redis-inbox.test.ts left unchecked
  * (found by mutation testing): which pending entry is the oldest, the order of a listing, how retry reads and
- * revives dead jobs and wakes BullMQ's own workers, a purge of done that has nothing to forget, claims and their
+ * revives dead entries and wakes the claims waiting, a purge of done that has nothing to forget, claims and their
  * AbortSignal, claims after close(), the polling pause, renew on a closed inbox, and how soon an abandoned lease
  * is handed out again. Against a real redis-server.
  */
 import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/delivery/port.js';
@@ -26,9 +25,7 @@ const LEASE = { leaseMs: 30_000, waitMs: 0 };
 
 const opened: Inbox[] = [];
 const clients: Redis[] = [];
-const workers: Worker[] = [];
 afterEach(async () => {
-  await Promise.all(workers.splice(0).map((worker) => worker.close()));
   await Promise.all(opened.splice(0).map((inbox) => inbox.close().catch(() => undefined)));
   await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => undefined)));
 });
@@ -105,12 +102,13 @@ describe('redisInbox list', () => {
 });
 
 describe('redisInbox retry', () => {
-  it('retry(keys) reads each key\'s job once, a batch of 1 000 at a time', async () => {
+  it('retry(keys) revives them a batch of 1 000 at a time, in one script each, reading no job', async () => {
     const inbox = open();
     const keys = await seedDead(redis.client, inbox.prefix, 1001);
     await redis.client.config('RESETSTAT');
     expect(await inbox.retry(keys)).toBe(1001);
-    expect(await commandCalls(redis.client, 'hgetall')).toBe(1001);
+    expect((await commandCalls(redis.client, 'evalsha')) + (await commandCalls(redis.client, 'eval'))).toBe(2);
+    expect(await commandCalls(redis.client, 'hgetall')).toBe(0);
     expect(await inbox.stats()).toMatchObject({ dead: 0, pending: 1001 });
   });
 
@@ -126,33 +124,46 @@ describe('redisInbox retry', () => {
     const claims = [(await inbox.claim(LEASE))!, (await inbox.claim(LEASE))!, (await inbox.claim(LEASE))!];
     expect(claims.map((claim) => claim.key).sort()).toEqual([first, second, pending.key].sort());
     expect(claims.map((claim) => claim.attempt)).toEqual([1, 1, 1]);
-    // As retry() leaves a revived job (RETRY_DEAD deletes both counters): BullMQ's count of attempts made is gone
-    // (the inbox reads only the started ones, but a job should not carry a count from its dead life), and the
-    // claim started the first.
-    for (const key of [first!, second!]) {
-      expect(await redis.client.hmget(`${inbox.prefix}:inbox:k_${sha256Base64(key)}`, 'atm', 'ats')).toEqual([null, '1']);
+    // As retry() and the claim leave a revived entry: its first attempt, no error of its dead life, the claim's lease.
+    for (const claim of claims.filter(({ key }) => key !== pending.key)) {
+      expect(await redis.client.hmget(`${inbox.prefix}:inbox:k_${sha256Base64(claim.key)}`, 'attempts', 'error', 'token')).toEqual(['1', null, claim.token]);
     }
     expect(await inbox.list({ state: 'dead' })).toMatchObject([{ key: third, attempts: 3 }]);
   });
 
-  it('retry() of every dead entry wakes a BullMQ worker blocked on the queue', async () => {
-    const inbox = open();
-    const keys = await seedDead(redis.client, inbox.prefix, 2);
-    const processed: string[] = [];
-    // Blocked on the queue's marker for up to 30 s when nothing wakes it.
-    const worker = new Worker('inbox', async (job) => void processed.push((job.data as { key: string }).key), {
-      connection: { host: '127.0.0.1', port: redis.server.port, maxRetriesPerRequest: null },
-      prefix: inbox.prefix,
-      drainDelay: 30,
-    });
-    workers.push(worker);
-    await worker.waitUntilReady();
-    await sleep(300);
-    expect(processed).toEqual([]);
-    expect(await inbox.retry()).toBe(2);
-    const deadline = Date.now() + 3000;
-    while (processed.length < 2 && Date.now() < deadline) await sleep(20);
-    expect(processed.sort()).toEqual(keys.sort());
+  it('retry() of every dead entry wakes a claim of this inbox waiting between its polls', async () => {
+    const inbox = open({ pollMs: 5000 });
+    const [key] = await seedDead(redis.client, inbox.prefix, 1);
+    expect(await inbox.claim(LEASE)).toBeUndefined(); // found nothing: the next claim waits between polls
+    const waiting = inbox.claim({ leaseMs: 30_000, waitMs: 4000 });
+    await sleep(200);
+    const started = Date.now();
+    expect(await inbox.retry()).toBe(1);
+    expect(await waiting).toMatchObject({ key, attempt: 1 });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('redisInbox wakes its waiting claims', () => {
+  it('a put this inbox stores wakes its claim waiting between polls; a duplicate does not', async () => {
+    const inbox = open({ pollMs: 5000 });
+    const stored = entry();
+    await inbox.put(stored);
+    await inbox.complete((await inbox.claim(LEASE))!);
+    expect(await inbox.claim(LEASE)).toBeUndefined();
+    const idle = inbox.claim({ leaseMs: 30_000, waitMs: 600 });
+    await sleep(100);
+    expect(await inbox.put(stored)).toBe('duplicate');
+    const idleStarted = Date.now();
+    expect(await idle).toBeUndefined();
+    expect(Date.now() - idleStarted).toBeGreaterThan(300); // woken by nothing: it waited out waitMs
+    const waiting = inbox.claim({ leaseMs: 30_000, waitMs: 4000 });
+    await sleep(100);
+    const fresh = entry();
+    const started = Date.now();
+    expect(await inbox.put(fresh)).toBe('stored');
+    expect(await waiting).toMatchObject({ key: fresh.key, attempt: 1 });
+    expect(Date.now() - started).toBeLessThan(1000);
   });
 });
 
@@ -181,9 +192,9 @@ describe('redisInbox claims and their AbortSignal', () => {
 
   it('a claim whose fetch is held by Redis ends with nothing as soon as its signal aborts', async () => {
     const inbox = open();
-    expect(await inbox.claim(LEASE)).toBeUndefined(); // its BullMQ worker is made
+    expect(await inbox.claim(LEASE)).toBeUndefined(); // its scripts are loaded
     await inbox.put(entry());
-    // BullMQ's fetch is a script that writes: Redis holds it for 1.5 s.
+    // A claim is a script that writes: Redis holds it for 1.5 s.
     await redis.client.call('CLIENT', 'PAUSE', '1500', 'WRITE');
     const stop = new AbortController();
     const started = Date.now();
@@ -242,7 +253,7 @@ describe('redisInbox claims after close() and while idle', () => {
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
-  it('claims share one BullMQ worker: ten more claims open no more connections', async () => {
+  it('claims open no connection of their own: ten more claims open no more connections', async () => {
     const inbox = open();
     const connected = async () => Number(/connected_clients:(\d+)/.exec(await redis.client.info('clients'))?.[1]);
     expect(await inbox.claim(LEASE)).toBeUndefined();
@@ -270,9 +281,9 @@ describe('redisInbox claims after close() and while idle', () => {
 });
 
 describe('redisInbox abandoned leases', () => {
-  it('a claim never completed is handed out again soon after its lease ran out (the stalled check runs every lease/2)', async () => {
+  it('a claim never completed is handed out again soon after its lease ran out (by the next claim that asks)', async () => {
     const inbox = open({ pollMs: 20 });
-    expect(await inbox.claim({ leaseMs: 1000, waitMs: 0 })).toBeUndefined(); // its BullMQ worker (and stalled checker) is made
+    expect(await inbox.claim({ leaseMs: 1000, waitMs: 0 })).toBeUndefined(); // found nothing: the next claims poll
     const e = entry();
     await inbox.put(e);
     const started = Date.now();
@@ -280,8 +291,8 @@ describe('redisInbox abandoned leases', () => {
     const again = await inbox.claim({ leaseMs: 1000, waitMs: 6000 });
     const took = Date.now() - started;
     expect(again).toMatchObject({ key: e.key, attempt: 2 });
-    // The lease ends at 1 s; two checks 500 ms apart find it: ~1.5 s. Checks 2 s apart would take ~4 s.
+    // The lease ends at 1 s; the claim asking every 20 ms takes it back then.
     expect(took).toBeGreaterThanOrEqual(1000);
-    expect(took).toBeLessThan(3000);
+    expect(took).toBeLessThan(1300);
   });
 });

@@ -1,11 +1,10 @@
 /**
- * The Redis inbox's put protocol (top of src/inbox/redis.ts): one script call per batch reads which keys are
- * known, adds the jobs by BullMQ's own add script and marks stored the keys whose job exists. These tests break
- * the adds inside the batch, lose its reply, and repeat a key after its job was removed, and check that nothing
- * is answered stored, or left marked stored, without its job, and that no repeat adds a job; and that a job is
- * stored as BullMQ's `Queue#add` stores it (as this inbox added jobs before), so either kind is claimed.
+ * The Redis inbox's put protocol (top of src/inbox/redis.ts, src/inbox/redis/put.lua): one script call per
+ * batch reads which keys are known, writes and queues the jobs of the others and marks them stored. These tests
+ * break the writes inside the batch, lose its reply, and repeat a key after its job was removed, and check that
+ * nothing is answered stored, or left marked stored, without its job, and that no repeat adds a job; and what a
+ * stored job holds (src/inbox/redis/keys.ts).
  */
-import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { InboxEntry } from '../../src/delivery/port.js';
@@ -61,19 +60,20 @@ describe('redisInbox put', () => {
     const inbox = redisInbox({ url: redis.server.url, prefix });
     try {
       expect(await inbox.put(entry())).toBe('stored');
-      // BullMQ's add script starts with INCR of the queue's id key: a value that is not a number fails the add
-      // (an error inside the batch's script, caught for that put) and leaves no job.
-      await redis.client.set(`${prefix}:inbox:id`, 'not a number');
+      // The pending list made a string: queueing the job fails (an error inside the batch's script, caught for
+      // that put), and the job just written is taken back.
+      await redis.client.del(`${prefix}:inbox:pending`);
+      await redis.client.set(`${prefix}:inbox:pending`, 'not a list');
       const failed = entry();
       const [lost, alsoLost] = await Promise.allSettled([inbox.put(failed), inbox.put(failed)]);
       expect([lost?.status, alsoLost?.status]).toEqual(['rejected', 'rejected']);
       for (const outcome of [lost, alsoLost]) {
-        expect(((outcome as PromiseRejectedResult).reason as Error).message).toMatch(/^Redis did not add the job: .*not an integer/);
+        expect(((outcome as PromiseRejectedResult).reason as Error).message).toMatch(/^Redis did not store the entry: WRONGTYPE/);
       }
       expect(await redis.client.exists(jobKeyOf(prefix, failed.key))).toBe(0);
       expect(await redis.client.exists(markerOf(prefix, failed.key))).toBe(0);
 
-      await redis.client.set(`${prefix}:inbox:id`, '100');
+      await redis.client.del(`${prefix}:inbox:pending`);
       expect(await inbox.put(failed)).toBe('stored');
       expect(await redis.client.get(markerOf(prefix, failed.key))).toBe('stored');
       expect((await inbox.list({ state: 'pending', limit: 10 })).map((e) => e.key)).toContain(failed.key);
@@ -102,79 +102,18 @@ describe('redisInbox put', () => {
     }
   });
 
-  it('stores a job as BullMQ\'s Queue#add does, and claims jobs added that way (as earlier versions added them)', async () => {
-    const prefix = `q-${++serial}`;
-    const inbox = redisInbox({ url: redis.server.url, prefix, pollMs: 10 });
-    const queue = new Queue('inbox', { connection: { url: redis.server.url }, prefix });
+  it('a stored job holds its entry as JSON (without the parsed event) and attempts 0, queued oldest first', async () => {
+    const prefix = `j-${++serial}`;
+    const inbox = redisInbox({ url: redis.server.url, prefix });
     try {
-      const [ours, theirs] = [entry(), entry()];
-      ours.traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-      expect(await inbox.put(ours)).toBe('stored');
-      const { key, trigger, rawBody, receivedAt } = theirs;
-      const jobId = `k_${sha256Base64(theirs.key)}`;
-      await queue.add(trigger, { key, trigger, rawBody, receivedAt }, { jobId, removeOnComplete: true, removeOnFail: false, attempts: 1 });
-
-      const stored = await redis.client.hgetall(jobKeyOf(prefix, ours.key));
-      const added = await redis.client.hgetall(jobKeyOf(prefix, theirs.key));
-      const { key: k, trigger: t, rawBody: b, receivedAt: r, traceparent } = ours;
-      expect(JSON.parse(stored.data!)).toEqual({ key: k, trigger: t, rawBody: b, receivedAt: r, traceparent });
-      expect(JSON.parse(stored.opts!)).toEqual({ ...JSON.parse(added.opts!), jobId: `k_${sha256Base64(ours.key)}` });
-      expect({ ...stored, data: 0, opts: 0, timestamp: 0 }).toEqual({ ...added, data: 0, opts: 0, timestamp: 0 });
-      expect(Object.keys(stored).sort()).toEqual(Object.keys(added).sort());
-      expect(Number(stored.timestamp)).toBeGreaterThan(Date.now() - 60_000);
-
-      const claims = [await inbox.claim({ leaseMs: 5000, waitMs: 1000 }), await inbox.claim({ leaseMs: 5000, waitMs: 1000 })];
-      expect(claims.map((claim) => claim?.key).sort()).toEqual([ours.key, theirs.key].sort());
-      expect(claims.find((claim) => claim?.key === ours.key)).toMatchObject({ rawBody: ours.rawBody, traceparent: ours.traceparent, attempt: 1 });
-      expect(claims.find((claim) => claim?.key === theirs.key)).toMatchObject({ rawBody: theirs.rawBody, trigger: 'message_sent', attempt: 1 });
-      expect(await inbox.put(theirs)).toBe('duplicate');
+      const [first, second] = [entry(), { ...entry(), traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }];
+      expect(await Promise.all([inbox.put(first), inbox.put(second)])).toEqual(['stored', 'stored']);
+      const { key, trigger, rawBody, receivedAt } = first;
+      expect(await redis.client.hgetall(jobKeyOf(prefix, first.key))).toEqual({ data: JSON.stringify({ key, trigger, rawBody, receivedAt }), attempts: '0' });
+      expect(JSON.parse((await redis.client.hget(jobKeyOf(prefix, second.key), 'data'))!)).toMatchObject({ traceparent: second.traceparent });
+      const ids = [first, second].map((e) => `k_${sha256Base64(e.key)}`);
+      expect(await redis.client.lrange(`${prefix}:inbox:pending`, 0, -1)).toEqual(ids);
     } finally {
-      await queue.close();
-      await inbox.close();
-    }
-  });
-
-  it("writes what Queue#add writes (the queue's keys, its events, the workers' wake-up marker), in a paused queue too", async () => {
-    const [ours, theirs] = [`wo-${++serial}`, `wt-${++serial}`];
-    const inbox = redisInbox({ url: redis.server.url, prefix: ours });
-    const queues = [ours, theirs].map((prefix) => new Queue('inbox', { connection: { url: redis.server.url }, prefix }));
-    const add = (e: InboxEntry) => {
-      const { key, trigger, rawBody, receivedAt } = e;
-      const options = { jobId: `k_${sha256Base64(key)}`, removeOnComplete: true, removeOnFail: false, attempts: 1 };
-      return queues[1]!.add(trigger, { key, trigger, rawBody, receivedAt }, options);
-    };
-    /** Every key under the prefix but the inbox's own markers: its name, type and what of it does not vary by time. */
-    const written = async (prefix: string) => {
-      const found: Record<string, unknown> = {};
-      for (const key of (await redis.client.keys(`${prefix}:inbox:*`)).filter((name) => !name.includes(':seen:'))) {
-        const type = await redis.client.type(key);
-        const content =
-          type === 'stream' ? (await redis.client.xrange(key, '-', '+')).map(([, fields]) => fields)
-          : type === 'zset' ? await redis.client.zrange(key, '0', '-1', 'WITHSCORES')
-          : type === 'list' ? await redis.client.lrange(key, 0, -1)
-          : type === 'hash' ? Object.keys(await redis.client.hgetall(key)).sort()
-          : await redis.client.get(key);
-        found[key.slice(prefix.length)] = { type, content };
-      }
-      return found;
-    };
-    try {
-      const [first, second] = [entry(), entry()];
-      expect(await inbox.put(first)).toBe('stored');
-      await add(first);
-      expect(await written(ours)).toEqual(await written(theirs));
-      expect(Object.keys(await written(ours)).sort()).toEqual([':inbox:events', ':inbox:id', ':inbox:marker', ':inbox:meta', ':inbox:wait', `:inbox:k_${sha256Base64(first.key)}`].sort());
-
-      // Paused, BullMQ adds no wake-up mark: a paused queue's workers must not be woken.
-      await Promise.all(queues.map((queue) => queue.pause()));
-      await redis.client.del(`${ours}:inbox:marker`, `${theirs}:inbox:marker`);
-      expect(await inbox.put(second)).toBe('stored');
-      await add(second);
-      const paused = await written(ours);
-      expect(paused).toEqual(await written(theirs));
-      expect(paused[':inbox:marker']).toBeUndefined();
-    } finally {
-      await Promise.all(queues.map((queue) => queue.close()));
       await inbox.close();
     }
   });
@@ -184,10 +123,13 @@ describe('redisInbox put', () => {
     await onOwnConnection(prefix, async (connection, inbox) => {
       const first = entry();
       // The script call holding the put reaches Redis and runs; its caller hears of a lost connection instead.
+      // Once: ioredis resends a script Redis does not know yet (NOSCRIPT), and the resend is part of the same call.
       const sendCommand = connection.sendCommand.bind(connection);
+      let lost = false;
       connection.sendCommand = ((...args: Parameters<typeof sendCommand>) => {
         const sent = sendCommand(...args);
-        if (!args[0].args.includes(jobKeyOf(prefix, first.key))) return sent;
+        if (lost || !args[0].args.includes(jobKeyOf(prefix, first.key))) return sent;
+        lost = true;
         return (sent as Promise<unknown>).then(() => Promise.reject(new Error('Connection is closed.')));
       }) as typeof sendCommand;
       await expect(inbox.put(first)).rejects.toThrow('Connection is closed.');

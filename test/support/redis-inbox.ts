@@ -16,14 +16,14 @@ export async function commandCalls(client: Redis, command: string): Promise<numb
   return Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
 }
 
-/** Script calls Redis ran: one per batch of puts (PUT_BATCH). */
+/** Script calls Redis ran: one per batch of puts (put.lua), one per claim, retry or purge step. */
 export async function batches(client: Redis): Promise<number> {
   return (await commandCalls(client, 'evalsha')) + (await commandCalls(client, 'eval'));
 }
 
 /**
- * Writes `count` dead jobs under `prefix` straight into Redis, as claims and a dead failure leave them (keys
- * dead-0…, each claimed `attempts` times), with their markers. Resolves their keys.
+ * Writes `count` dead entries under `prefix` straight into Redis, as claims and a dead failure leave them (keys
+ * dead-0…, each claimed `attempts` times; src/inbox/redis/keys.ts), with their markers. Resolves their keys.
  */
 export async function seedDead(client: Redis, prefix: string, count: number, { attempts = 1 } = {}): Promise<string[]> {
   const base = `${prefix}:inbox:`;
@@ -35,10 +35,8 @@ export async function seedDead(client: Redis, prefix: string, count: number, { a
     keys.push(key);
     const id = `k_${sha256Base64(key)}`;
     const data = JSON.stringify({ key, trigger: 'message_sent', rawBody: JSON.stringify({ trigger: 'message_sent', data: { key } }), receivedAt: now });
-    const opts = JSON.stringify({ jobId: id, removeOnComplete: true, removeOnFail: false, attempts: 1 });
-    multi.hset(`${base}${id}`, 'name', 'message_sent', 'data', data, 'opts', opts, 'timestamp', now, 'delay', 0, 'priority', 0,
-      'atm', attempts, 'ats', attempts, 'failedReason', 'seeded', 'stacktrace', '[]', 'processedOn', now, 'finishedOn', now);
-    multi.zadd(`${base}failed`, now, id);
+    multi.hset(`${base}${id}`, 'data', data, 'attempts', attempts, 'error', 'seeded', 'token', 'seeded');
+    multi.zadd(`${base}dead`, now, id);
     multi.set(`${base}seen:${sha256Base64(key)}`, 'stored', 'PX', 86_400_000);
   }
   await multi.exec();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 
 export const NEEDS_PEERS = {
   'chat-webhooks/sqlite': ['better-sqlite3'],
-  'chat-webhooks/redis': ['bullmq', 'ioredis'],
+  'chat-webhooks/redis': ['ioredis'],
   'chat-webhooks/postgres': ['pg'],
 };
 
