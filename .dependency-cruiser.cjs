@@ -56,8 +56,8 @@ module.exports = {
         'The core runs on Workers, Deno and Bun too: node:* (and Buffer-based packages) only behind #platform, ' +
         'whose package.json "imports" conditions pick src/platform/node.ts or web.ts. The SQLite inbox is ' +
         'Node-only by nature (better-sqlite3, a file path), and so are its fsync and checkpoint helpers; the Redis ' +
-        "inbox (ioredis) reads its Lua scripts, files beside src/inbox/redis/scripts.ts.",
-      from: { path: '^src/(events|compile|dispatch|delivery|receive|inbox|api|telemetry)/', pathNot: '^src/inbox/(sqlite|file-sync|checkpointer|redis/scripts)\\.ts$' },
+        "inbox (ioredis) reads its Lua scripts, files beside src/stores/redis/scripts.ts.",
+      from: { path: '^src/(events|compile|dispatch|delivery|receive|stores|api|telemetry)/', pathNot: '^src/stores/(sqlite/.*|redis/scripts\\.ts)$' },
       to: { dependencyTypes: ['core'] },
     },
     {
@@ -78,8 +78,8 @@ module.exports = {
       name: 'stores-import-the-port-only',
       severity: 'error',
       comment: 'A store knows the delivery room only through its port and stored events, and the platform: never the worker, the receiver or dispatch.',
-      from: { path: '^src/inbox/' },
-      to: { path: ours, pathNot: ['^src/(inbox|platform)/', '^src/delivery/(port|stored-event)\\.ts$'] },
+      from: { path: '^src/stores/' },
+      to: { path: ours, pathNot: ['^src/(stores|platform)/', '^src/delivery/(port|stored-event)\\.ts$'] },
     },
     {
       name: 'receive-imports-rooms-below',

@@ -45,8 +45,8 @@ export type {
   WorkerOptions,
 } from './delivery/index.js';
 export type { Telemetry } from './telemetry/hooks.js';
-export { memoryInbox } from './inbox/memory.js';
-export type { MemoryInboxOptions } from './inbox/memory.js';
+export { memoryInbox } from './stores/memory.js';
+export type { MemoryInboxOptions } from './stores/memory.js';
 export { triggers, isKnownTrigger, registry, idempotencyFields } from './events/index.js';
 export type {
   CallEntity,

@@ -48,14 +48,14 @@ async function openStore(options: StoreOptions): Promise<Inbox> {
   if (options.sqlite !== undefined) {
     // Opening a path that does not exist would create an empty database and report nothing wrong.
     if (!existsSync(options.sqlite)) throw usageError(`No such file: ${options.sqlite}.`);
-    const { sqliteInbox } = await import('../inbox/sqlite.js').catch((cause: unknown) => missingPeer(cause));
+    const { sqliteInbox } = await import('../stores/sqlite/index.js').catch((cause: unknown) => missingPeer(cause));
     return sqliteInbox({ path: options.sqlite });
   }
   if (options.postgres !== undefined) {
-    const { postgresInbox } = await import('../inbox/postgres.js').catch((cause: unknown) => missingPeer(cause));
+    const { postgresInbox } = await import('../stores/postgres/index.js').catch((cause: unknown) => missingPeer(cause));
     return postgresInbox({ connectionString: options.postgres, statementTimeoutMs: STORE_TIMEOUT_MS, ...(options.schema ? { schema: options.schema } : {}) });
   }
-  const { redisInbox } = await import('../inbox/redis.js').catch((cause: unknown) => missingPeer(cause));
+  const { redisInbox } = await import('../stores/redis/index.js').catch((cause: unknown) => missingPeer(cause));
   return redisInbox({
     url: options.redis as string,
     // A command line gives up on a server that does not answer instead of waiting for it forever.
@@ -213,7 +213,7 @@ function migrateCommand(): Command {
     .option('--json', 'JSON output')
     .addHelpText('after', example('migrate --schema chat_webhooks > migrations/chat-webhooks.sql'))
     .action(async (options: { postgres?: string; schema: string; apply?: boolean; json?: boolean }) => {
-      const postgres = await import('../inbox/postgres.js').catch((cause: unknown) => missingPeer(cause));
+      const postgres = await import('../stores/postgres/index.js').catch((cause: unknown) => missingPeer(cause));
       const output = new Output(options);
       if (!options.apply) {
         const sql = postgres.migrationScript(options.schema);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InboxClaim, InboxEntry } from '../../src/index.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { assertBuilt, runCli } from './run-cli.js';
 
 /** Every control character but the line feed: what a line of output must not hold. */

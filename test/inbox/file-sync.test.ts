@@ -7,7 +7,7 @@ import { mkdtempSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { FileSync } from '../../src/inbox/file-sync.js';
+import { FileSync } from '../../src/stores/sqlite/file-sync.js';
 
 type Callback = (error: NodeJS.ErrnoException | null) => void;
 const gate = vi.hoisted(() => ({ fds: [] as number[], waiting: [] as Callback[] }));

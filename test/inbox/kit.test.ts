@@ -18,7 +18,7 @@ import {
   Waiters,
   windowOption,
   type ClaimSource,
-} from '../../src/inbox/kit/index.js';
+} from '../../src/stores/kit/index.js';
 
 const body = JSON.stringify({ trigger: 'message_sent', appId: 'app', data: { message: { id: 'm1' } } });
 const claimOf = (key: string): InboxClaim => ({ key, trigger: 'message_sent', event: JSON.parse(body), rawBody: body, receivedAt: 1, attempt: 1, token: `t-${key}` });

@@ -4,7 +4,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { memoryInbox } from '../../src/inbox/memory.js';
+import { memoryInbox } from '../../src/stores/memory.js';
 import type { InboxClaim, InboxEntry } from '../../src/delivery/port.js';
 
 let serial = 0;

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inbox, InboxClaim } from '../../src/delivery/port.js';
-import { migratePostgresInbox, postgresInbox, SCHEMA_VERSION, type PostgresInboxOptions } from '../../src/inbox/postgres.js';
+import { migratePostgresInbox, postgresInbox, SCHEMA_VERSION, type PostgresInboxOptions } from '../../src/stores/postgres/index.js';
 import { entry } from './contract.js';
 import { postgresDatabase } from '../support/postgres-server.js';
 

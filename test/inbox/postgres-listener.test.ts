@@ -7,7 +7,7 @@ import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Listener } from '../../src/inbox/postgres-listener.js';
+import { Listener } from '../../src/stores/postgres/listener.js';
 import { freePort } from '../support/redis-server.js';
 import { postgresDatabase } from '../support/postgres-server.js';
 

@@ -5,7 +5,7 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockSql, migrate, migrationScript, migrationSql, quotedSchema, SCHEMA_VERSION } from '../../src/inbox/postgres-schema.js';
+import { lockSql, migrate, migrationScript, migrationSql, quotedSchema, SCHEMA_VERSION } from '../../src/stores/postgres/schema.js';
 import { postgresDatabase } from '../support/postgres-server.js';
 
 const database = postgresDatabase();

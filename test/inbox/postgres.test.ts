@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createWebhooks, type WebhookError } from '../../src/index.js';
 import type { Inbox } from '../../src/delivery/port.js';
 import { buildRequest } from '../../src/testing/index.js';
-import { migrationScript, postgresInbox, SCHEMA_VERSION, type PostgresInboxOptions } from '../../src/inbox/postgres.js';
+import { migrationScript, postgresInbox, SCHEMA_VERSION, type PostgresInboxOptions } from '../../src/stores/postgres/index.js';
 import { entry, inboxContract } from './contract.js';
 import { postgresDatabase } from '../support/postgres-server.js';
 

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inbox, InboxClaim, InboxEntry } from '../../src/delivery/port.js';
-import { redisInbox, type RedisInboxOptions } from '../../src/inbox/redis.js';
+import { redisInbox, type RedisInboxOptions } from '../../src/stores/redis/index.js';
 import { sha256Base64 } from '../../src/platform/node.js';
 import { commandCalls, rejectionOf, seedDead } from '../support/redis-inbox.js';
 import { redisPerSuite } from '../support/redis-server.js';

@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { InboxEntry } from '../../src/delivery/port.js';
-import { redisInbox } from '../../src/inbox/redis.js';
+import { redisInbox } from '../../src/stores/redis/index.js';
 import { sha256Base64 } from '../../src/platform/node.js';
 import { redisPerSuite } from '../support/redis-server.js';
 

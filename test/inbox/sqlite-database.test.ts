@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestEvent } from '../../src/testing/index.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'chat-webhooks-sqlite-db-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { startCheckpointer } from '../../src/inbox/checkpointer.js';
+import { startCheckpointer } from '../../src/stores/sqlite/checkpointer.js';
 import type { InboxEntry } from '../../src/delivery/port.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 
 type Callback = (error: NodeJS.ErrnoException | null) => void;
 const gate = vi.hoisted(() => ({

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { entry } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-migrate-'));

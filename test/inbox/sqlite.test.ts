@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { InboxClaim, InboxEntry } from '../../src/delivery/port.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'inbox-sqlite-unit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

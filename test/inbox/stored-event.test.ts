@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { InboxClaim, InboxEntry } from '../../src/delivery/port.js';
-import { redisInbox } from '../../src/inbox/redis.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { redisInbox } from '../../src/stores/redis/index.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { redisPerSuite } from '../support/redis-server.js';
 
 const redis = redisPerSuite();

@@ -4,7 +4,7 @@
  */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
-import { GaveUp, TurnBatch } from '../../src/inbox/turn-batch.js';
+import { GaveUp, TurnBatch } from '../../src/stores/kit/turn-batch.js';
 
 /** A `send` that records each batch and answers it when the test says so. */
 function heldSend<O>() {

@@ -10,8 +10,8 @@ import {
   type PutResult,
   type WebhookError,
 } from '../../src/index.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
-import { redisInbox } from '../../src/inbox/redis.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
+import { redisInbox } from '../../src/stores/redis/index.js';
 
 describe('durable delivery types', () => {
   it('handlers get the typed event and a HandlerContext, on a receiver and on a worker', () => {

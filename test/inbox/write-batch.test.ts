@@ -1,6 +1,6 @@
 /** Group commit (src/inbox/write-batch.ts): one transaction per turn, synced when any of its writes must be. */
 import { describe, expect, it } from 'vitest';
-import { WriteBatch } from '../../src/inbox/write-batch.js';
+import { WriteBatch } from '../../src/stores/kit/write-batch.js';
 
 function recordingBatch() {
   const transactions: { writes: number; mustSync: boolean }[] = [];

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createWebhooks, memoryInbox, type Inbox, type WebhooksOptions, type Webhooks } from '../../src/index.js';
-import { redisInbox } from '../../src/inbox/redis.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { redisInbox } from '../../src/stores/redis/index.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { buildRequest } from '../../src/testing/index.js';
 import { redisPerSuite } from '../support/redis-server.js';
 

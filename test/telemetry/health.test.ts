@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createWebhooks, createWorker, memoryInbox, type Health } from '../../src/index.js';
-import { redisInbox } from '../../src/inbox/redis.js';
-import { sqliteInbox } from '../../src/inbox/sqlite.js';
+import { redisInbox } from '../../src/stores/redis/index.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
 import { startRedis } from '../support/redis-server.js';
 

@@ -37,12 +37,12 @@ import {
   type InboxStats,
   type ListOptions,
   type PutResult,
-} from '../delivery/port.js';
+} from '../../delivery/port.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { FileSync } from './file-sync.js';
-import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, Waiters, windowOption, WriteBatch, type ClaimSource } from './kit/index.js';
-import { ADMIN_BATCH, eventOfRow, SCHEMA, stateCode, statements, type Row, type Statements } from './sqlite-statements.js';
-import { isStorableBody, unstorableBody } from '../delivery/stored-event.js';
+import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, Waiters, windowOption, WriteBatch, type ClaimSource } from '../kit/index.js';
+import { ADMIN_BATCH, eventOfRow, SCHEMA, stateCode, statements, type Row, type Statements } from './statements.js';
+import { isStorableBody, unstorableBody } from '../../delivery/stored-event.js';
 import { requirePeers } from '#platform';
 
 // Loaded as this module is: without it, importing chat-webhooks/sqlite says how to install it.

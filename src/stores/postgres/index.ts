@@ -41,13 +41,13 @@ import {
   type ListOptions,
   type PutOptions,
   type PutResult,
-} from '../delivery/port.js';
-import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, TurnBatch, windowOption, type ClaimSource, type EntryRow } from './kit/index.js';
-import { Listener } from './postgres-listener.js';
-import { makePools } from './postgres-pools.js';
-import { migrate, quotedSchema } from './postgres-schema.js';
-import { BATCH, paddedRows, putStatement, statements, type Statements } from './postgres-statements.js';
-import { isStorableBody, unstorableBody } from '../delivery/stored-event.js';
+} from '../../delivery/port.js';
+import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, TurnBatch, windowOption, type ClaimSource, type EntryRow } from '../kit/index.js';
+import { Listener } from './listener.js';
+import { makePools } from './pools.js';
+import { migrate, quotedSchema } from './schema.js';
+import { BATCH, paddedRows, putStatement, statements, type Statements } from './statements.js';
+import { isStorableBody, unstorableBody } from '../../delivery/stored-event.js';
 
 // Loaded as this module is: without it, importing chat-webhooks/postgres says to install it.
 const [pg] = requirePeers('chat-webhooks/postgres', ['pg']) as [typeof Pg];
@@ -63,7 +63,7 @@ export interface PgPoolLike {
   readonly options: object;
 }
 
-export { migrationScript, SCHEMA_VERSION } from './postgres-schema.js';
+export { migrationScript, SCHEMA_VERSION } from './schema.js';
 
 /**
  * Creates or upgrades the inbox's tables now (what `postgresInbox` does on first use), for a deploy step or

@@ -11,7 +11,7 @@
  * not slept through.
  */
 import type { Client } from 'pg';
-import { Waiters } from './kit/index.js';
+import { Waiters } from '../kit/index.js';
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5000;

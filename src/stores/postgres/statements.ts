@@ -3,8 +3,8 @@
  * and plans them once.
  */
 import type * as Pg from 'pg';
-import { EXPIRY_BATCH } from './kit/index.js';
-import { DEAD, DONE, PENDING, quotedSchema, RUNNING } from './postgres-schema.js';
+import { EXPIRY_BATCH } from '../kit/index.js';
+import { DEAD, DONE, PENDING, quotedSchema, RUNNING } from './schema.js';
 
 /** Rows per admin statement (retry, purge) and keys per put statement. */
 export const BATCH = 1000;

@@ -17,8 +17,8 @@
  */
 export { claimLoop, type ClaimSource } from './claim-loop.js';
 export { Waiters } from './waiters.js';
-export { GaveUp, TurnBatch, type BatchLimits } from '../turn-batch.js';
-export { WriteBatch } from '../write-batch.js';
+export { GaveUp, TurnBatch, type BatchLimits } from './turn-batch.js';
+export { WriteBatch } from './write-batch.js';
 export { newToken } from '../../delivery/port.js';
 export { DEFAULT_DURABLE_WINDOW_MS, DEFAULT_MEMORY_WINDOW_MS, EXPIRY_BATCH, EXPIRY_EVERY_MS, inBatches, startSweeps, windowOption } from './window.js';
 export { claimOfRow, listingOfRow, type EntryRow } from './rows.js';

@@ -46,14 +46,14 @@ import {
   type ListOptions,
   type PutOptions,
   type PutResult,
-} from '../delivery/port.js';
-import { listEntries, oldestPendingAt, purgeEntries, retryDead } from './redis/admin.js';
-import { connect, type Redis } from './redis/connection.js';
-import type { RedisClientLike, RedisConnectionOptions } from './redis/options.js';
-import { hashOf, inboxKeys, jobIdOf, type InboxKeys, type JobData } from './redis/keys.js';
-import { defineScripts, runScript } from './redis/scripts.js';
-import { eventOfBody, isStorableBody, unstorableBody } from '../delivery/stored-event.js';
-import { TurnBatch } from './turn-batch.js';
+} from '../../delivery/port.js';
+import { listEntries, oldestPendingAt, purgeEntries, retryDead } from './admin.js';
+import { connect, type Redis } from './connection.js';
+import type { RedisClientLike, RedisConnectionOptions } from './options.js';
+import { hashOf, inboxKeys, jobIdOf, type InboxKeys, type JobData } from './keys.js';
+import { defineScripts, runScript } from './scripts.js';
+import { eventOfBody, isStorableBody, unstorableBody } from '../../delivery/stored-event.js';
+import { TurnBatch } from '../kit/turn-batch.js';
 
 export type { RedisClientLike, RedisConnectionOptions };
 

@@ -2,9 +2,9 @@
  * The SQLite inbox's table and statements (src/inbox/sqlite.ts): one row per key, its state a small integer.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { INBOX_STATES, type InboxClaim, type InboxState } from '../delivery/port.js';
-import { EXPIRY_BATCH, type EntryRow } from './kit/index.js';
-import { eventOfBody } from '../delivery/stored-event.js';
+import { INBOX_STATES, type InboxClaim, type InboxState } from '../../delivery/port.js';
+import { EXPIRY_BATCH, type EntryRow } from '../kit/index.js';
+import { eventOfBody } from '../../delivery/stored-event.js';
 
 /** Rows per transaction of `retry()` and `purge()`: each holds the write lock for a few milliseconds. */
 export const ADMIN_BATCH = 5000;
