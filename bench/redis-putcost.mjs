@@ -30,7 +30,7 @@ else await main();
 
 /** The measured process: puts of distinct ~1 KB bodies into a redisInbox, two groups of GROUP in flight. */
 async function child(root, url) {
-  const { redisInbox } = await import(join(root, 'dist/src/inbox/redis.js'));
+  const { redisInbox } = await import(join(root, 'dist/src/stores/redis/index.js'));
   const { chatBody } = await import(join(repo, 'bench/lib/payloads.mjs'));
   const inbox = redisInbox({ url, prefix: `putcost-${process.pid}` });
   let seq = 1_000_000_000;

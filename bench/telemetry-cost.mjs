@@ -29,7 +29,7 @@ else await main();
 async function child(root, variant) {
   const { createWebhooks } = await import(join(root, 'dist/src/index.js'));
   const { CREDENTIALS, AUTHORIZATION, chatBody } = await import(join(repo, 'bench/lib/payloads.mjs'));
-  const extra = variant === 'otel' ? { telemetry: (await import(join(root, 'dist/src/telemetry/index.js'))).openTelemetry() } : {};
+  const extra = variant === 'otel' ? { telemetry: (await import(join(root, 'dist/src/telemetry/otel/index.js'))).openTelemetry() } : {};
   const webhooks = createWebhooks({ auth: CREDENTIALS, logger: { warn() {}, error() {} }, ...extra });
   let handled = 0;
   let ok = 0;

@@ -49,9 +49,9 @@ describe('published package', () => {
     }
     expect(JSON.parse(readFileSync(new URL('dist/cjs/package.json', root), 'utf8'))).toEqual({ type: 'commonjs' });
     // Nested package.json files cannot carry `imports`: the CommonJS build requires Node's #platform by path.
-    const auth = readFileSync(new URL('dist/cjs/src/receive/auth.js', root), 'utf8');
+    const auth = readFileSync(new URL('dist/cjs/src/receive/auth/auth.js', root), 'utf8');
     expect(auth).not.toContain('#platform');
-    expect(auth).toContain('require("../platform/node.js")');
+    expect(auth).toContain('require("../../platform/node.js")');
   });
 
   it.each(Object.entries(promised))('%s exports the same names to require() as to import', (specifier, names) => {

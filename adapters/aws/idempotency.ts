@@ -25,7 +25,7 @@ export interface MemoryIdempotencyOptions {
   windowMs?: number;
 }
 
-/** The inboxes' durable window (src/inbox/port.ts): a key is remembered as long everywhere. */
+/** The inboxes' durable window (src/delivery/port.ts): a key is remembered as long everywhere. */
 export const DEFAULT_WINDOW_MS = DEFAULT_DURABLE_WINDOW_MS;
 
 export function checkWindow(where: string, windowMs: number | undefined): number {
@@ -38,7 +38,7 @@ export function checkWindow(where: string, windowMs: number | undefined): number
   return windowMs;
 }
 
-/** The inboxes' lease token (src/inbox/port.ts): it tells two holders of one key apart. */
+/** The inboxes' lease token (src/delivery/port.ts): it tells two holders of one key apart. */
 export { newToken };
 
 interface Mark {

@@ -1,7 +1,7 @@
 /**
  * The worker loop over an Inbox: claim an entry with a lease, run its handlers, then complete it, or fail it
  * with a retry time (backoff with full jitter) or as dead after its last attempt. It knows the inbox only
- * through the port, so one loop drives every store. `createWorker` (src/inbox/worker.ts) and
+ * through the port, so one loop drives every store. `createWorker` (src/delivery/worker.ts) and
  * `createWebhooks({ inbox })` (consuming in the receiving process) both run it.
  */
 import { isKnownTrigger } from '../events/index.js';

@@ -9,9 +9,9 @@
  *       .start();
  *     process.once('SIGTERM', () => worker.close()); // closes the inbox too: the process exits by itself
  *
- * The loop itself lives beside the receiver's dispatch (src/receive/consume.ts), because
+ * The loop itself lives beside the receiver's dispatch (src/delivery/consume.ts), because
  * `createWebhooks({ inbox })` runs the same loop in the receiving process and src/receive/ imports nothing
- * of src/inbox/ but its port.
+ * of src/stores/ but its port.
  */
 import { createConsumer, type Worker, type WorkerOptions } from './consume.js';
 

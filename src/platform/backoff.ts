@@ -1,7 +1,7 @@
 /**
  * How long to wait before trying again: exponential backoff with full jitter (a random delay between 0 and an
  * exponentially growing ceiling), so that many failures at once do not come back at once. One function for
- * both rooms that retry: the worker (a failed event, src/receive/retry-policy.ts) and the REST client (a
+ * both rooms that retry: the worker (a failed event, src/delivery/retry-policy.ts) and the REST client (a
  * failed call, src/api/retry.ts); each keeps its own options and defaults. Here, beside the runtime seam,
  * because it is the one folder both may import; it imports nothing.
  */

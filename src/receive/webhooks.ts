@@ -175,7 +175,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
       await consumer?.close();
       const drained = await drain(inFlight, timeoutMs, abandon);
-      // Requests waiting for a commit get their answer before the inbox goes (see src/receive/inbox-users.ts).
+      // Requests waiting for a commit get their answer before the inbox goes (see src/delivery/inbox-users.ts).
       await intake.commitsSettled();
       await releaseInbox?.();
       return drained;

@@ -1,7 +1,7 @@
 /**
  * The hook points the receiver and the worker call when `telemetry` is given (and only then: without it, the
  * receive path checks one `undefined` and goes on). They depend on nothing: `openTelemetry()`
- * (src/telemetry/otel.ts, `chat-webhooks/otel`) implements them on the OpenTelemetry API, and another
+ * (src/telemetry/otel/otel.ts, `chat-webhooks/otel`) implements them on the OpenTelemetry API, and another
  * implementation (a StatsD client, a test probe) can too.
  *
  * Nothing given to a hook is sensitive beyond what it says: the receiver hands over the method, the

@@ -29,7 +29,7 @@ const running: Proc[] = [];
 
 beforeAll(() => {
   // CI builds before testing; a local run on a fresh clone builds here.
-  if (!existsSync(new URL('dist/src/inbox/postgres.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
+  if (!existsSync(new URL('dist/src/stores/postgres/index.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
   dir = mkdtempSync(join(tmpdir(), 'inbox-crash-'));
 }, 120_000);
 

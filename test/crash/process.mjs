@@ -11,9 +11,9 @@ const env = process.env;
 const { createWebhooks, createWorker } = await import('../../dist/src/index.js');
 const { nodeMiddleware } = await import('../../dist/adapters/node/index.js');
 const stores = {
-  sqlite: async () => (await import('../../dist/src/inbox/sqlite.js')).sqliteInbox({ path: env.DB, pollMs: 20 }),
-  redis: async () => (await import('../../dist/src/inbox/redis.js')).redisInbox({ url: env.REDIS_URL, prefix: 'crash', pollMs: 10 }),
-  postgres: async () => (await import('../../dist/src/inbox/postgres.js')).postgresInbox({ connectionString: env.POSTGRES_URL }),
+  sqlite: async () => (await import('../../dist/src/stores/sqlite/index.js')).sqliteInbox({ path: env.DB, pollMs: 20 }),
+  redis: async () => (await import('../../dist/src/stores/redis/index.js')).redisInbox({ url: env.REDIS_URL, prefix: 'crash', pollMs: 10 }),
+  postgres: async () => (await import('../../dist/src/stores/postgres/index.js')).postgresInbox({ connectionString: env.POSTGRES_URL }),
 };
 const inbox = await stores[env.STORE]();
 

@@ -1,5 +1,5 @@
 /**
- * The Inbox contract (src/inbox/port.ts), as tests every store runs. A store's suite gives a factory that
+ * The Inbox contract (src/delivery/port.ts), as tests every store runs. A store's suite gives a factory that
  * opens a fresh, empty inbox (`windowMs` passed through), and for durable stores a way to reopen the same
  * one after closing it.
  */

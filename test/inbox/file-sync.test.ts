@@ -1,5 +1,5 @@
 /**
- * The WAL's flusher (src/inbox/file-sync.ts) on its own: one fsync at a time, callers during one share the
+ * The WAL's flusher (src/stores/sqlite/file-sync.ts) on its own: one fsync at a time, callers during one share the
  * next, a failure fails every later call, close() waits for the flushes asked for. node:fs's `fsync` is held
  * back by a gate, so that a test sees what waits for it; the file is a real one.
  */

@@ -11,7 +11,7 @@ import { sha256Base64 } from '../../src/platform/node.js';
 import { redisPerSuite } from '../support/redis-server.js';
 import { inboxContract } from './contract.js';
 
-/** ARGV: key prefix, now, then (hash, data) per entry: dead as a claim and a dead failure leave it (src/inbox/redis/keys.ts). */
+/** ARGV: key prefix, now, then (hash, data) per entry: dead as a claim and a dead failure leave it (src/stores/redis/keys.ts). */
 const SEED_DEAD = `local base, now = ARGV[1], ARGV[2]
 for i = 3, #ARGV, 2 do
   local id = 'k_' .. ARGV[i]

@@ -1,5 +1,5 @@
 /**
- * The store toolkit (src/inbox/kit/): the claim loop against sources of each kind a store can be (a
+ * The store toolkit (src/stores/kit/): the claim loop against sources of each kind a store can be (a
  * synchronous look with a timer, a polled look, a look that blocks by itself, a notification counter), the
  * waiters, a turn batch's byte cap and send gate, the window option, the sweep timer and admin batches.
  */

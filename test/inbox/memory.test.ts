@@ -1,5 +1,5 @@
 /**
- * What the in-process inbox (src/inbox/memory.ts) does beyond the contract every store runs
+ * What the in-process inbox (src/stores/memory.ts) does beyond the contract every store runs
  * (test/inbox/inboxes.test.ts): its options, the bound on remembered keys, and what a listing holds.
  */
 import { getEventListeners } from 'node:events';

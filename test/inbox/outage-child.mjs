@@ -16,8 +16,8 @@ const deliveries = Number(env.DELIVERIES ?? 1000);
 const bodyBytes = Number(env.BODY_KB ?? 100) * 1024;
 
 async function openInbox() {
-  if (env.INBOX === 'redis') return (await import('../../dist/src/inbox/redis.js')).redisInbox({ url: env.REDIS_URL, prefix: 'outage' });
-  if (env.INBOX === 'sqlite') return (await import('../../dist/src/inbox/sqlite.js')).sqliteInbox({ path: env.DB });
+  if (env.INBOX === 'redis') return (await import('../../dist/src/stores/redis/index.js')).redisInbox({ url: env.REDIS_URL, prefix: 'outage' });
+  if (env.INBOX === 'sqlite') return (await import('../../dist/src/stores/sqlite/index.js')).sqliteInbox({ path: env.DB });
   return memoryInbox();
 }
 const inbox = await openInbox();

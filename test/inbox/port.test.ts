@@ -1,4 +1,4 @@
-/** The helpers every store shares (src/inbox/port.ts): the admin state check, claim tokens, the poll pause. */
+/** The helpers every store shares (src/delivery/port.ts): the admin state check, claim tokens, the poll pause. */
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { checkState, DEFAULT_DURABLE_WINDOW_MS, DEFAULT_LIST_LIMIT, INBOX_STATES, newToken, pause } from '../../src/delivery/port.js';

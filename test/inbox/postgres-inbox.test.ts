@@ -1,5 +1,5 @@
 /**
- * What the PostgreSQL inbox (src/inbox/postgres.ts) does beyond the Inbox contract, against the run's
+ * What the PostgreSQL inbox (src/stores/postgres/index.ts) does beyond the Inbox contract, against the run's
  * throw-away cluster: its options, the pools it makes or is given, how a waiting claim wakes (NOTIFY counts,
  * due retries, the poll), several leases in one turn, and a schema that failed to migrate (found untested by
  * mutation testing, bench/results/mutation.md).

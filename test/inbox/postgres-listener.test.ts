@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL inbox's LISTEN connection (src/inbox/postgres-listener.ts) on its own, against the run's
+ * The PostgreSQL inbox's LISTEN connection (src/stores/postgres/listener.ts) on its own, against the run's
  * throw-away cluster: how many waiters a notification wakes, when a wait ends, and how a lost or refused
  * connection is made again (found untested by mutation testing, bench/results/mutation.md).
  */

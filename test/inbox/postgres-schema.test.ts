@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL inbox's migrations (src/inbox/postgres-schema.ts) on their own, against the run's throw-away
+ * The PostgreSQL inbox's migrations (src/stores/postgres/schema.ts) on their own, against the run's throw-away
  * cluster: the schema name check, the printed script, the advisory lock, and what `migrate` leaves behind when
  * it refuses (found untested by mutation testing, bench/results/mutation.md).
  */

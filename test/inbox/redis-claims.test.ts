@@ -1,5 +1,5 @@
 /**
- * What the Redis inbox (src/inbox/redis.ts) does that the contract suite and redis-inbox.test.ts left unchecked
+ * What the Redis inbox (src/stores/redis/index.ts) does that the contract suite and redis-inbox.test.ts left unchecked
  * (found by mutation testing): which pending entry is the oldest, the order of a listing, how retry reads and
  * revives dead entries and wakes the claims waiting, a purge of done that has nothing to forget, claims and their
  * AbortSignal, claims after close(), the polling pause, renew on a closed inbox, and how soon an abandoned lease

@@ -1,5 +1,5 @@
 /**
- * What the Redis inbox (src/inbox/redis.ts) does beyond the Inbox contract and its put protocol
+ * What the Redis inbox (src/stores/redis/index.ts) does beyond the Inbox contract and its put protocol
  * (redis-put.test.ts), against real redis-servers: its options and connections, a Redis that goes away, puts
  * that wait while two batches are in flight, admin calls over more than one batch, and a claim asking for a
  * longer lease than the first (found untested by mutation testing, bench/results/mutation.md).
@@ -23,7 +23,7 @@ function entry(key = `k-${++serial}`, body = ''): InboxEntry {
   return { key, trigger: 'message_sent', event: JSON.parse(rawBody) as InboxEntry['event'], rawBody, receivedAt: Date.now() };
 }
 const LEASE = { leaseMs: 30_000, waitMs: 0 };
-/** What a put dropped before it was sent rejects with (src/inbox/turn-batch.ts, as the PostgreSQL inbox's). */
+/** What a put dropped before it was sent rejects with (src/stores/kit/turn-batch.ts, as the PostgreSQL inbox's). */
 const GAVE_UP = new GaveUp().message;
 
 const opened: Inbox[] = [];

@@ -1,9 +1,9 @@
 /**
- * The Redis inbox's put protocol (top of src/inbox/redis.ts, src/inbox/redis/put.lua): one script call per
+ * The Redis inbox's put protocol (top of src/stores/redis/index.ts, src/stores/redis/put.lua): one script call per
  * batch reads which keys are known, writes and queues the jobs of the others and marks them stored. These tests
  * break the writes inside the batch, lose its reply, and repeat a key after its job was removed, and check that
  * nothing is answered stored, or left marked stored, without its job, and that no repeat adds a job; and what a
- * stored job holds (src/inbox/redis/keys.ts).
+ * stored job holds (src/stores/redis/keys.ts).
  */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * The SQLite inbox's work off the event loop: a put is answered only after the WAL's fsync (run on libuv's
- * thread pool, src/inbox/file-sync.ts), and checkpoints run in a worker thread (src/inbox/checkpointer.ts).
+ * thread pool, src/stores/sqlite/file-sync.ts), and checkpoints run in a worker thread (src/stores/sqlite/checkpointer.ts).
  * `fsync` is held back by a gate around node:fs's own, so that a test can see what waits for it.
  */
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';

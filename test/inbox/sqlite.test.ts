@@ -1,5 +1,5 @@
 /**
- * What the SQLite inbox (src/inbox/sqlite.ts) does beyond the contract every store runs
+ * What the SQLite inbox (src/stores/sqlite/index.ts) does beyond the contract every store runs
  * (test/inbox/inboxes.test.ts): its options, waking local workers, the background expiry, the admin calls'
  * batches, and what closing leaves. Real files in a temp folder; a second `Database` plays another process.
  */

@@ -1,4 +1,4 @@
-/** The durable stores' reading of a stored raw body (src/inbox/stored-event.ts), on its own. */
+/** The durable stores' reading of a stored raw body (src/delivery/stored-event.ts), on its own. */
 import { describe, expect, it } from 'vitest';
 import { eventOfBody, isStorableBody, unstorableBody } from '../../src/delivery/stored-event.js';
 

@@ -1,5 +1,5 @@
 /**
- * What the durable inboxes write (src/inbox/stored-event.ts): a Redis job or a SQLite row holds the raw body
+ * What the durable inboxes write (src/delivery/stored-event.ts): a Redis job or a SQLite row holds the raw body
  * only (the event is that body parsed), so each put writes about half of what it would with both; a body
  * without JSON text is refused at the put; what an earlier version stored with its event is still read.
  */

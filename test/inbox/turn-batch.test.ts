@@ -1,5 +1,5 @@
 /**
- * Requests of one turn sent together (src/inbox/turn-batch.ts, the PostgreSQL inbox's puts, claims and
+ * Requests of one turn sent together (src/stores/kit/turn-batch.ts, the PostgreSQL inbox's puts, claims and
  * completions): one answer each, at most `maxInFlight` batches out, and callers that give up before the send.
  */
 import { getEventListeners } from 'node:events';

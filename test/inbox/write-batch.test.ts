@@ -1,4 +1,4 @@
-/** Group commit (src/inbox/write-batch.ts): one transaction per turn, synced when any of its writes must be. */
+/** Group commit (src/stores/kit/write-batch.ts): one transaction per turn, synced when any of its writes must be. */
 import { describe, expect, it } from 'vitest';
 import { WriteBatch } from '../../src/stores/kit/write-batch.js';
 

@@ -1,5 +1,5 @@
 /**
- * The secret the credential digests are keyed with (src/receive/auth.ts): 32 random bytes, drawn once, on the
+ * The secret the credential digests are keyed with (src/receive/auth/auth.ts): 32 random bytes, drawn once, on the
  * first check rather than when the module loads (Cloudflare Workers refuse random values in global scope),
  * and written out whole as 64 hex digits before every value digested, so no digest can be precomputed.
  * `#platform` is wrapped to choose the bytes and see what is digested.

@@ -1,5 +1,5 @@
 /**
- * Storing before answering (src/receive/commit.ts): a repeat waits for the first put of its key, and the
+ * Storing before answering (src/receive/intake/commit.ts): a repeat waits for the first put of its key, and the
  * commit timeout bounds the wait (found by mutation testing, bench/results/mutation.md).
  */
 import { readFileSync } from 'node:fs';

@@ -521,7 +521,7 @@ describe('edge semantics, as zod has them', () => {
       for (const [index, stub] of [refusing, inert].entries()) {
         // A fresh instance of this module alone (the probe's answer is kept per instance); its imports stay
         // loaded, so the other compiler modules' load-time code is not run again inside this test.
-        const path = `../../src/receive/compile/index.js?probe=${index}`;
+        const path = `../../src/compile/index.js?probe=${index}`;
         const fresh = (await import(/* @vite-ignore */ path)) as typeof import('../../src/compile/index.js');
         globalThis.Function = stub as unknown as FunctionConstructor;
         const valid = fresh.compileValidator(schema);
@@ -533,7 +533,7 @@ describe('edge semantics, as zod has them', () => {
         expect(valid({ a: 'x', b: [NaN] })).toBe(false);
       }
       // And a fresh instance that probes the real new Function generates code.
-      const realPath = '../../src/receive/compile/index.js?probe=real';
+      const realPath = '../../src/compile/index.js?probe=real';
       const real = (await import(/* @vite-ignore */ realPath)) as typeof import('../../src/compile/index.js');
       expect(generated(real.compileValidator(schema))).toBe(true);
     } finally {

@@ -1,5 +1,5 @@
 /**
- * The worker loop (src/receive/consume.ts) around the inbox: what it logs when the inbox fails it (a claim,
+ * The worker loop (src/delivery/consume.ts) around the inbox: what it logs when the inbox fails it (a claim,
  * a lease renewal, the write after the handlers), its option checks and defaults, unknown triggers, and the
  * error an event whose handlers failed leaves behind. Memory inbox only: the stores have their own contract.
  */
@@ -496,7 +496,7 @@ describe('the worker: what it writes and how it cleans up', () => {
   });
 });
 
-describe('who closes the inbox (src/receive/inbox-users.ts)', () => {
+describe('who closes the inbox (src/delivery/inbox-users.ts)', () => {
   const auth = { username: 'u', password: 'p' };
   /** The inbox with its close() counted. */
   function countingInbox() {

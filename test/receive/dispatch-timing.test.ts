@@ -1,6 +1,6 @@
 /**
  * What `done`, receive() and close() wait for, and how handler failures are reported: the timing and
- * reporting rules of src/receive/dispatch.ts that the status-table suites do not observe (found by mutation
+ * reporting rules of src/dispatch/dispatcher.ts that the status-table suites do not observe (found by mutation
  * testing, bench/results/mutation.md).
  */
 import { describe, expect, it, vi } from 'vitest';

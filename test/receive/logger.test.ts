@@ -1,5 +1,5 @@
 /**
- * The logger the receiver writes to (src/receive/logger.ts): which levels pass, when DEBUG asks for debug
+ * The logger the receiver writes to (src/dispatch/logger.ts): which levels pass, when DEBUG asks for debug
  * output, and the console logger's one-line records.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * WebhookError and ConfigurationError as onError and the options check hand them out (src/receive/errors.ts):
+ * WebhookError and ConfigurationError as onError and the options check hand them out (src/dispatch/errors.ts):
  * the status by code, details kept only when given (a logged or inspected error shows no empty fields), and
  * describeCause for values String() cannot convert.
  */

@@ -23,7 +23,7 @@ export async function batches(client: Redis): Promise<number> {
 
 /**
  * Writes `count` dead entries under `prefix` straight into Redis, as claims and a dead failure leave them (keys
- * dead-0…, each claimed `attempts` times; src/inbox/redis/keys.ts), with their markers. Resolves their keys.
+ * dead-0…, each claimed `attempts` times; src/stores/redis/keys.ts), with their markers. Resolves their keys.
  */
 export async function seedDead(client: Redis, prefix: string, count: number, { attempts = 1 } = {}): Promise<string[]> {
   const base = `${prefix}:inbox:`;

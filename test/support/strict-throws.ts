@@ -1,7 +1,7 @@
 /**
  * chai, under vitest's `toThrow`, compares the message only of a thrown value that is truthy: so
  * `await expect(promise).rejects.toThrow('…')` passed for a promise rejected with `undefined`, and a test of an
- * error's message could not fail when the error was lost (mutation testing of src/inbox/redis.ts found two).
+ * error's message could not fail when the error was lost (mutation testing of src/stores/redis/index.ts found two).
  * Loaded for every test file (vitest.config.ts `setupFiles`): such a rejection now fails the assertion.
  */
 import { chai } from 'vitest';

@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const data = mkdtempSync(join(tmpdir(), 'otel-example-'));
 afterAll(() => rmSync(data, { recursive: true, force: true }));
 beforeAll(() => {
-  if (!existsSync(`${root}dist/src/telemetry/index.js`)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
+  if (!existsSync(`${root}dist/src/telemetry/otel/index.js`)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
 }, 120_000);
 
 it('exports metrics to Prometheus (scraped over HTTP) and prints spans on the console', async () => {

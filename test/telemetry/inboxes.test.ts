@@ -150,7 +150,7 @@ describe.each(Object.keys(inboxes))('telemetry with the %s inbox', (kind) => {
 
 describe('trace context across a restart and across processes', () => {
   beforeAll(() => {
-    if (!existsSync(`${root}dist/src/telemetry/index.js`)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
+    if (!existsSync(`${root}dist/src/telemetry/otel/index.js`)) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
   }, 120_000);
 
   it('links the consumer span to the producer span stored before a SQLite restart', async () => {

@@ -5,8 +5,8 @@ import { SpanKind } from '@opentelemetry/api';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 
 const { createWorker } = await import('../../dist/src/index.js');
-const { redisInbox } = await import('../../dist/src/inbox/redis.js');
-const { openTelemetry } = await import('../../dist/src/telemetry/index.js');
+const { redisInbox } = await import('../../dist/src/stores/redis/index.js');
+const { openTelemetry } = await import('../../dist/src/telemetry/otel/index.js');
 
 const printer = {
   onStart() {},

@@ -35,7 +35,7 @@ export class Commits {
     const { key } = entry;
     const earlier = this.#inFlight.get(key);
     const ms = Math.min(this.#timeoutMs, timeoutMs);
-    // Aborted when the caller gives up: a store drops what it has not sent yet (src/inbox/port.ts, PutOptions).
+    // Aborted when the caller gives up: a store drops what it has not sent yet (src/delivery/port.ts, PutOptions).
     const giveUp = ms === Infinity ? undefined : new AbortController();
     const options = giveUp && { signal: giveUp.signal };
     const put = earlier

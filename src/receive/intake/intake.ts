@@ -25,7 +25,7 @@ export interface HandleOptions {
   /**
    * Hand each accepted event to this function (a queue send, say) instead of running the handlers here;
    * the 200 is sent once it resolved, and a rejection is answered 503 so the platform retries. It is an
-   * inbox that forwards (src/receive/forward.ts): the same commit path as `inbox`.
+   * inbox that forwards (src/receive/intake/forward.ts): the same commit path as `inbox`.
    */
   enqueue?: Enqueue;
   /** Overrides `handlerTimeoutMs` for this request's handlers (a serverless time budget, say). */
@@ -39,7 +39,7 @@ export interface HandleOptions {
   route?: string;
 }
 
-/** Handle options as intake sees them: with the request's telemetry when it is on (src/receive/traced.ts). */
+/** Handle options as intake sees them: with the request's telemetry when it is on (src/receive/intake/traced.ts). */
 export interface TracedOptions extends HandleOptions {
   readonly trace?: RequestTelemetry;
 }

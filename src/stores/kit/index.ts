@@ -11,7 +11,7 @@
  *   calls in flight, a cap on requests and on bytes per call, a gate while the connection is down, and
  *   callers that give up dropped before the send. `WriteBatch` (../write-batch.ts): a synchronous driver's
  *   group commit (one transaction per turn).
- * - Lease tokens: `newToken` (the port's, src/inbox/port.ts: a claim's token is part of its contract).
+ * - Lease tokens: `newToken` (the port's, src/delivery/port.ts: a claim's token is part of its contract).
  * - Windows (window.ts): the default windows, the `windowMs` check, the expiry sweep timer, admin batches.
  * - Rows (rows.ts): the claim and the listing of the SQL stores' common row.
  */

@@ -13,14 +13,14 @@
  *   row until that commit or rollback: it is then a duplicate, or stored.
  * - Claims: `FOR UPDATE SKIP LOCKED` on due rows (pending and due, or running with a lease run out); the
  *   claims of one turn take their rows in one statement. Each claim adds an attempt and sets the lease.
- *   Idle workers wait on LISTEN/NOTIFY (src/inbox/postgres-listener.ts) and on a timer set for the next due
+ *   Idle workers wait on LISTEN/NOTIFY (src/stores/postgres/listener.ts) and on a timer set for the next due
  *   row (a retry, a lease running out), not by polling in a loop.
  * - `renew`, `complete`, `fail` match the row's token: a stale holder changes nothing. Completions of one turn
  *   are one statement.
  * - Admin (`stats`, `list`, `retry`, `purge`) works in batches of BATCH rows, each its own statement: 100 000
  *   dead entries are never held in memory nor in one long transaction. Done rows past their window are
  *   deleted in the background, EXPIRY_BATCH at a time (a timer that does not keep the process alive).
- * - The schema (src/inbox/postgres-schema.ts) is created or upgraded on first use.
+ * - The schema (src/stores/postgres/schema.ts) is created or upgraded on first use.
  * - Times are milliseconds since the epoch from the clocks of the processes (as in the other inboxes): keep
  *   them in sync (NTP), or leases and retries move by the skew.
  */

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL inbox's connections (src/inbox/postgres.ts): the pool for puts and admin (the application's,
+ * The PostgreSQL inbox's connections (src/stores/postgres/index.ts): the pool for puts and admin (the application's,
  * or one made here), the worker's own pool, and the settings of the listening connection.
  */
 import type * as Pg from 'pg';
@@ -7,7 +7,7 @@ import { requirePeers } from '#platform';
 
 const [pg] = requirePeers('chat-webhooks/postgres', ['pg']) as [typeof Pg];
 
-/** What of `PostgresInboxOptions` (src/inbox/postgres.ts) says how to connect. */
+/** What of `PostgresInboxOptions` (src/stores/postgres/index.ts) says how to connect. */
 export interface PoolOptions {
   connectionString?: string | undefined;
   pool?: object | undefined;

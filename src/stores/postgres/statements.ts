@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL inbox's statements (src/inbox/postgres.ts), for one schema; named, so each connection parses
+ * The PostgreSQL inbox's statements (src/stores/postgres/index.ts), for one schema; named, so each connection parses
  * and plans them once.
  */
 import type * as Pg from 'pg';

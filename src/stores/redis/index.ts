@@ -3,8 +3,8 @@
  * `npm install ioredis`). Every receiver and worker pointed at the same Redis and prefix shares one set of
  * entries and one duplicate window.
  *
- * The data model is the inbox's own (src/inbox/redis/keys.ts), written only by its Lua scripts (the .lua files
- * in src/inbox/redis/), each one atomic: Redis runs a script with no other client's command in between, and
+ * The data model is the inbox's own (src/stores/redis/keys.ts), written only by its Lua scripts (the .lua files
+ * in src/stores/redis/), each one atomic: Redis runs a script with no other client's command in between, and
  * its AOF keeps a script's writes whole or not at all. It was BullMQ's queue, written by BullMQ's private add
  * script loaded from its build folder with its KEYS pinned: a BullMQ minor release could break the import.
  *
@@ -292,7 +292,7 @@ class RedisInbox implements Inbox {
     return listEntries(this.#redis, this.#keys, checkState(state), limit);
   }
 
-  /** In batches (src/inbox/redis/admin.ts); the claims waiting here ask at once for what it revived. */
+  /** In batches (src/stores/redis/admin.ts); the claims waiting here ask at once for what it revived. */
   async retry(keys?: readonly string[]): Promise<number> {
     const count = await retryDead(this.#redis, this.#keys, keys);
     if (count > 0) this.#wake();

@@ -47,7 +47,7 @@ export const hashOf = (key: string): string => sha256Base64(key);
 /** The job id of a key's hash (the `k_` keeps job ids apart from the inbox's other keys). */
 export const jobIdOf = (hash: string): string => `k_${hash}`;
 
-/** A job's `data`: the event is not stored beside its raw body (src/inbox/stored-event.ts). */
+/** A job's `data`: the event is not stored beside its raw body (src/delivery/stored-event.ts). */
 export interface JobData {
   key: string;
   trigger: string;

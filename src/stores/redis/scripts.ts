@@ -3,7 +3,7 @@
  * dist/cjs/): read once when `chat-webhooks/redis` is imported, defined on each connection the inbox uses,
  * called as ioredis commands (EVALSHA, EVAL once after Redis restarted).
  *
- * They are the inbox's data model (src/inbox/redis/keys.ts): nothing of BullMQ's, so a BullMQ release changes
+ * They are the inbox's data model (src/stores/redis/keys.ts): nothing of BullMQ's, so a BullMQ release changes
  * nothing here, and BullMQ's dashboards do not read it (README "Redis").
  */
 import { readFileSync } from 'node:fs';

@@ -3,7 +3,7 @@
  * peer dependency: `npm install better-sqlite3`).
  *
  * - Durable before the 200: WAL, and no put is answered before the WAL holding its commit was fsynced, which is
- *   the guarantee of `synchronous=FULL`. The fsync runs off the event loop (src/inbox/file-sync.ts): SQLite
+ *   the guarantee of `synchronous=FULL`. The fsync runs off the event loop (src/stores/sqlite/file-sync.ts): SQLite
  *   commits with `synchronous=NORMAL` (the WAL written, not flushed), then the WAL file is flushed on libuv's
  *   thread pool while the receiver goes on reading requests. With FULL the driver, being synchronous, stopped
  *   the event loop for every commit's fsync, and a receiver that only stores (`consume: false`) acknowledged a
@@ -319,7 +319,7 @@ class SqliteInbox implements Inbox {
     return this.#write(run, false);
   }
 
-  /** See src/inbox/checkpointer.ts; should its worker stop, this connection checkpoints as SQLite does by default. */
+  /** See src/stores/sqlite/checkpointer.ts; should its worker stop, this connection checkpoints as SQLite does by default. */
   #checkpointOffTheLoop(path: string): Checkpointer | undefined {
     if (inMemory(path)) return undefined;
     this.#db.pragma('wal_autocheckpoint = 0');

@@ -1,5 +1,5 @@
 /**
- * The SQLite inbox's table and statements (src/inbox/sqlite.ts): one row per key, its state a small integer.
+ * The SQLite inbox's table and statements (src/stores/sqlite/index.ts): one row per key, its state a small integer.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 import { INBOX_STATES, type InboxClaim, type InboxState } from '../../delivery/port.js';
@@ -116,7 +116,7 @@ export function statements(db: BetterSqlite3.Database): Statements {
   };
 }
 
-/** The stored event (src/inbox/stored-event.ts); rows an earlier version wrote also hold it parsed. */
+/** The stored event (src/delivery/stored-event.ts); rows an earlier version wrote also hold it parsed. */
 export function eventOfRow(row: Row): InboxClaim['event'] {
   return row.event !== null ? (JSON.parse(row.event) as InboxClaim['event']) : eventOfBody(row.raw_body as string);
 }
