@@ -54,6 +54,7 @@ import { hashOf, inboxKeys, jobIdOf, type InboxKeys, type JobData } from './keys
 import { defineScripts, runScript } from './scripts.js';
 import { eventOfBody, isStorableBody, unstorableBody } from '../../delivery/stored-event.js';
 import { TurnBatch } from '../kit/turn-batch.js';
+import { claimLoop, type ClaimSource } from '../kit/claim-loop.js';
 
 export type { RedisClientLike, RedisConnectionOptions };
 
@@ -212,26 +213,27 @@ class RedisInbox implements Inbox {
       if (claim) return claim;
       this.#drained = true;
     }
-    const deadline = Date.now() + waitMs;
-    const turn = this.#claiming.then(() => this.#waitForOne(leaseMs, deadline, signal));
+    const startedAt = Date.now();
+    const turn = this.#claiming.then(() => claimLoop(this.#claims, { leaseMs, waitMs, signal }, startedAt));
     this.#claiming = turn.catch(() => undefined);
     return turn;
   }
 
-  /** The claim loop: asks every `pollMs` (sooner when this process stored a put) until `deadline`. */
-  async #waitForOne(leaseMs: number, deadline: number, signal: AbortSignal | undefined): Promise<InboxClaim | undefined> {
-    for (;;) {
+  /**
+   * What the kit's claim loop asks of Redis: one claim.lua call a look, and between looks a pause of `pollMs`
+   * that a put or retry of this process ends early.
+   */
+  readonly #claims: ClaimSource = {
+    assertOpen: () => {
       if (this.#closed) throw new Error('The Redis inbox is closed.');
+    },
+    take: async (leaseMs, signal) => {
       const claim = await this.#takeOne(leaseMs, signal);
-      if (claim) {
-        this.#drained = false;
-        return claim;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0 || signal?.aborted) return undefined;
-      await pause(Math.min(this.#pollMs, left), signal, this.#waiters);
-    }
-  }
+      if (claim) this.#drained = false;
+      return claim;
+    },
+    wait: (leftMs, signal) => pause(Math.min(this.#pollMs, leftMs), signal, this.#waiters),
+  };
 
   /**
    * One claim.lua call; resolves `undefined` at once when `signal` aborts (the worker is closing) while the call
