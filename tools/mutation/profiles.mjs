@@ -18,7 +18,10 @@ export const profiles = {
       'src/receive/**/*.ts',
       'src/dispatch/**/*.ts',
       'src/compile/**/*.ts',
-      'src/delivery/{consume,health,inbox-users,retry-policy}.ts',
+      'src/delivery/consume.ts',
+      'src/delivery/health.ts',
+      'src/delivery/inbox-users.ts',
+      'src/delivery/retry-policy.ts',
       'src/events/**/*.ts',
       'adapters/**/*.ts',
       ...notSources,
@@ -110,14 +113,14 @@ export const profiles = {
   },
   inbox: {
     about: 'every inbox and the delivery beside them; test/inbox (but outage.test.ts) and the consumer',
-    mutate: ['src/stores/**/*.ts', 'src/delivery/{port,stored-event,worker}.ts', ...notSources],
+    mutate: ['src/stores/**/*.ts', 'src/delivery/port.ts', 'src/delivery/stored-event.ts', 'src/delivery/worker.ts', ...notSources],
     tests: ['test/inbox/**/*.test.ts', 'test/receive/consume.test.ts'],
     // It measures memory in child processes, which mutants do not reach.
     vitest: { exclude: ['test/inbox/outage.test.ts'] },
   },
   'inbox-local': {
     about: 'the in-process inboxes (memory, SQLite, the kit) and the delivery beside them, without Redis or PostgreSQL',
-    mutate: ['src/stores/kit/*.ts', 'src/stores/memory.ts', 'src/stores/sqlite/*.ts', 'src/delivery/{port,stored-event,worker}.ts'],
+    mutate: ['src/stores/kit/*.ts', 'src/stores/memory.ts', 'src/stores/sqlite/*.ts', 'src/delivery/port.ts', 'src/delivery/stored-event.ts', 'src/delivery/worker.ts'],
     tests: [
       'test/inbox/inboxes.test.ts',
       'test/inbox/delivery.test.ts',
