@@ -64,7 +64,6 @@ const GRACE_MS = 100;
  * ```
  */
 export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
-  // Stryker disable next-line BooleanLiteral: equivalent: only the keys are read; `true` just satisfies the type
   rejectUnknownOptions('lambdaHandler', options, Object.keys({ timeBudgetMs: true, enqueue: true, path: true } satisfies Record<keyof LambdaHandlerOptions, true>));
   const { timeBudgetMs = DEFAULT_TIME_BUDGET_MS, enqueue, path } = options;
   if (!(timeBudgetMs > 0 && timeBudgetMs !== Infinity)) {

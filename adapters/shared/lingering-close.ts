@@ -24,7 +24,6 @@ const LINGERING_STATUSES = new Set([413, 415, 503]);
 export function lingerIfClosing(req: IncomingMessage, response: WebhookResponse): void {
   // Node calls destroySoon() only for a response that closes the connection; the check keeps the copy off
   // sockets that stay open (a 503 of a failed commit has no Connection: close).
-  // Stryker disable next-line ConditionalExpression: equivalent: on a socket kept open the copy runs only for a later request's closing answer, finds this body ended and closes as node would
   if (req.complete || !LINGERING_STATUSES.has(response.status) || response.headers.connection !== 'close') return;
   const socket = req.socket;
   socket.destroySoon = function lingeringDestroySoon(this: Socket) {

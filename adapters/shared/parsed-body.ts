@@ -24,17 +24,14 @@ export function bodyOf(req: ParsedRequest): WebhookBody | BodyReader {
   // the stream has ended. A parser that skipped the request (another content type) left the stream unread,
   // whatever it put in `req.body` (1.x puts `{}`).
   if (!req.readableEnded) return nodeBodyReader(req);
-  // Stryker disable next-line ConditionalExpression: equivalent: the receiver reads an undefined body as '' too
   if (body === undefined) return ''; // the stream ended, and nothing was left of it
   // express.json turns an empty body into `{}`: the receiver must see it empty, as every other adapter does.
   if (req.headers['content-length'] === '0') return '';
   // express.raw gives a Buffer, express.text a string, express.json (and others) a parsed value. The bytes
   // of a parsed value are gone: the receiver can only check its size against Content-Length, and reports
   // it re-serialized.
-  // Stryker disable next-line ConditionalExpression: equivalent: a Buffer is an object, returned as is below too
   if (body instanceof Uint8Array) return body;
   if (typeof body === 'string') return parsedJsonString(req, body) ? JSON.stringify(body) : body;
-  // Stryker disable next-line ConditionalExpression: equivalent: the receiver re-serializes a number or boolean to the same text
   const isObject = typeof body === 'object';
   // `strict: false` JSON parsers also give null, numbers and booleans: their JSON text is the body.
   return isObject && body !== null ? body : JSON.stringify(body);
@@ -50,7 +47,6 @@ function parsedJsonString(req: ParsedRequest, body: string): boolean {
   const declared = Number(req.headers['content-length']);
   // A shortcut that spares JSON.stringify of a text parser's whole body; the comparison below is false in
   // these cases too (a JSON spelling is 2 or more bytes longer than its text; NaN and 0 equal no such length).
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: equivalent, see above
   if (!(declared > 0) || Buffer.byteLength(body) === declared) return false;
   return Buffer.byteLength(JSON.stringify(body)) === declared;
 }

@@ -105,7 +105,6 @@ export function validationError(what: string, error: z.ZodError): ValidationErro
   return new ValidationError(`${what}: ${lines.join('; ')}`, error.issues);
 }
 
-// Stryker disable next-line StringLiteral: a module-level constant, a static mutant that only a fresh module load would see; redaction.test.ts asserts "[redacted]"
 const REDACTED = '[redacted]';
 
 /**
@@ -146,7 +145,6 @@ function redactText(text: string, spelled: readonly string[]): string {
   let end = -1;
   for (const [start, stop] of spans) {
     if (start > end) {
-      // Stryker disable next-line EqualityOperator: equivalent, `end` is -1 before the first span and at least 1 after it (no secret is empty)
       if (end >= 0) out += REDACTED;
       out += text.slice(kept, start);
     }
@@ -201,7 +199,6 @@ function mentionsSecret(value: unknown, secrets: readonly string[], depth: numbe
   if (value instanceof Error) {
     const own: Record<string, unknown> = {};
     for (const key of Object.keys(value)) own[key] = (value as unknown as Record<string, unknown>)[key];
-    // Stryker disable next-line StringLiteral: equivalent, the text stands in for a missing stack and holds no secret either way
     text = `${value.message}\n${value.stack ?? ''}\n${safeStringify(own)}`;
     if (mentionsSecret(value.cause, secrets, depth + 1)) return true;
   } else {
@@ -213,7 +210,6 @@ function mentionsSecret(value: unknown, secrets: readonly string[], depth: numbe
 
 function safeStringify(value: unknown): string {
   try {
-    // Stryker disable next-line StringLiteral: equivalent, a value JSON cannot write (a function) has no text that holds a secret either way
     return JSON.stringify(value) ?? '';
   } catch {
     return String(value);

@@ -64,7 +64,6 @@ export class PageWalk {
 function hash(text: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  // Stryker disable next-line EqualityOperator: equivalent, one more round with charCodeAt's NaN (xor with 0) is another hash, as consistent
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     h1 = Math.imul(h1 ^ code, 2654435761);
@@ -72,6 +71,5 @@ function hash(text: string): number {
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  // Stryker disable next-line ArithmeticOperator: equivalent, `/` for `*` or `-` for `+` is another function of both words, as consistent (a collision stays a ~2^-53 chance)
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }

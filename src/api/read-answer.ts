@@ -11,7 +11,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10_485_760;
 /** Thrown inside an attempt when the answer passes the cap; the transport turns it into an `ApiError`. */
 export class AnswerTooLarge extends Error {
   constructor(readonly maxBytes: number, readonly status: number, readonly declaredBytes?: number) {
-    // Stryker disable next-line StringLiteral: equivalent to callers, this message is only the abort reason fetch is given; the ApiError (transport's refusal) words its own
     super(`the answer is longer than ${maxBytes} bytes`);
   }
 }

@@ -60,7 +60,6 @@ function refuseFollowedByFetch(response: Response, secrets: readonly string[]): 
 /** The method and body of the next hop, as fetch rewrites them. */
 function afterRedirect(request: RequestInit, status: number): RequestInit {
   // The transport always gives the method (its verb); the default is fetch's own.
-  // Stryker disable next-line StringLiteral: equivalent, the method is never missing here (see above)
   const method = (request.method ?? 'GET').toUpperCase();
   // A GET after a 303 is turned into a GET without body, which it already was: only HEAD is kept as it is.
   const toGet = (status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST');

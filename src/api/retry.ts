@@ -34,17 +34,18 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
+const RETRY_OPTIONS: readonly string[] = ['retries', 'minDelayMs', 'maxDelayMs', 'maxRetryAfterMs'];
+const IDEMPOTENT_METHODS: readonly string[] = ['GET', 'HEAD', 'OPTIONS'];
+const RETRIED_STATUSES: readonly number[] = [408, 425, 429, 500, 502, 503, 504];
+
 /** `retry: 3`, `retry: false` or `retry: { retries, minDelayMs, … }`, checked. */
 export function retryPolicy(option: number | boolean | ApiRetryOptions | undefined, what: string): RetryPolicy {
   const given: ApiRetryOptions =
     option === undefined || option === true ? {} : option === false ? { retries: 0 } : typeof option === 'number' ? { retries: option } : option;
   if (typeof given !== 'object' || given === null) throw new ValidationError(`${what}: retry is a number of retries, false, or an options object.`);
-  // The lists live in the functions, not the module: a module-level literal is a static mutant that a
-  // mutation run (which loads the module once) cannot test.
-  const names = ['retries', 'minDelayMs', 'maxDelayMs', 'maxRetryAfterMs'];
-  const unknown = Object.keys(given).filter((name) => !names.includes(name));
+  const unknown = Object.keys(given).filter((name) => !RETRY_OPTIONS.includes(name));
   if (unknown.length > 0) {
-    throw new ValidationError(`${what}: unknown retry option ${unknown.join(', ')}; the options are ${names.join(', ')}.`);
+    throw new ValidationError(`${what}: unknown retry option ${unknown.join(', ')}; the options are ${RETRY_OPTIONS.join(', ')}.`);
   }
   const policy = {
     retries: given.retries ?? 2,
@@ -61,13 +62,13 @@ export function retryPolicy(option: number | boolean | ApiRetryOptions | undefin
 }
 
 function isIdempotent(method: string): boolean {
-  return ['GET', 'HEAD', 'OPTIONS'].includes(method);
+  return IDEMPOTENT_METHODS.includes(method);
 }
 
 /** Whether a call that ended with this status may be repeated. */
 export function retriesStatus(method: string, status: number): boolean {
   if (status === 429 || status === 503) return true;
-  return isIdempotent(method) && [408, 425, 429, 500, 502, 503, 504].includes(status);
+  return isIdempotent(method) && RETRIED_STATUSES.includes(status);
 }
 
 /** Whether a call whose fetch threw (network failure or timeout) may be repeated. */
@@ -110,7 +111,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, a signal fires abort once, and the listener is removed when the sleep ends first
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

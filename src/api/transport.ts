@@ -156,7 +156,6 @@ async function attemptOnce(context: AttemptContext, attempts: number): Promise<A
   const onAbort = () => controller.abort(signal!.reason);
   if (signal?.aborted) onAbort();
   else {
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent, a signal fires abort once, and the listener is removed in `finally`
     signal?.addEventListener('abort', onAbort, { once: true });
   }
   try {
@@ -211,7 +210,6 @@ function answer(context: AttemptContext, response: Response, text: string, attem
   }
   const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
   const said = serviceMessage(body);
-  // Stryker disable next-line StringLiteral: equivalent in practice, a Response always has a statusText (the fallback serves odd fetch doubles)
   const statusText = redactAndCut(response.statusText ?? '', secrets, MAX_SHORT_TEXT);
   const message = `${verb} ${safeUrl} answered ${response.status}${statusText ? ` ${statusText}` : ''}${said ? `: ${said}` : ''}`;
   const error = new ApiError(message, { ...common, code: 'http', retryAfterMs });
@@ -249,7 +247,6 @@ function buildUrl(baseUrl: string, path: string, query: Query | undefined, what:
  */
 function parseBody(text: string, contentType: string | null, secrets: readonly string[]): unknown {
   if (text === '') return undefined;
-  // Stryker disable next-line Regex,StringLiteral: equivalent, JSON that does not start with [, { or " (a number, true, false, null) contains none of them; a missing type has no "json" whatever stands in for it
   const looksJson = /json/i.test(contentType ?? '') || /^\s*[[{"]/.test(text);
   if (looksJson) {
     try {

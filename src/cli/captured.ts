@@ -84,7 +84,6 @@ export class Recorder {
 
   #repeats(key: string, now: number): boolean {
     const stored = this.#seen.get(key);
-    // Stryker disable next-line ConditionalExpression: equivalent, `stored !== undefined` forced on gives `now - undefined`, NaN, never < windowMs
     if (stored !== undefined && now - stored < this.windowMs) return true;
     // Re-inserted, so it moves to the end: the first key in the map is always the oldest.
     this.#seen.delete(key);

@@ -66,7 +66,6 @@ function tap(req: IncomingMessage, res: ServerResponse): () => Promise<{ rawBody
     chunks.push(chunk.subarray(0, MAX_BODY_BYTES - kept));
     kept += chunk.length;
   });
-  // Stryker disable next-line StringLiteral: equivalent, the adapter always ends the response with the receiver's text (response-writer.ts), which replaces it
   let answer = '';
   const end = res.end as (...args: unknown[]) => ServerResponse;
   res.end = function (this: ServerResponse, ...args: unknown[]) {
@@ -104,7 +103,6 @@ function requestHeaders(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   // A server request lists no header without a value; node joins repeats itself except Set-Cookie's.
   for (const [name, value] of Object.entries(req.headers)) {
-    // Stryker disable next-line StringLiteral: equivalent, only Set-Cookie comes as a list, and captured.ts masks it whole
     headers[name] = Array.isArray(value) ? value.join(', ') : (value as string);
   }
   return headers;
@@ -158,7 +156,6 @@ function assemble(options: ListenOptions, output: Output, auth: Credentials | un
   // Refusals and invalid payloads are shown from each delivery's record: the package's own log would repeat them.
   const webhooks = createWebhooks({
     auth: auth ?? false,
-    // Stryker disable next-line ObjectLiteral: equivalent, these are the memory inbox's defaults; given so that it and the recorder visibly agree
     inbox: memoryInbox({ windowMs: DUPLICATE_WINDOW_MS, maxKeys: DUPLICATE_MAX_KEYS }),
     logger: {},
   });
@@ -206,7 +203,6 @@ function assemble(options: ListenOptions, output: Output, auth: Credentials | un
     feed.close();
     server.close();
     server.closeAllConnections();
-    // Stryker disable next-line ObjectLiteral: equivalent here, listen registers no handlers, so close has nothing running to wait for
     await webhooks.close({ timeoutMs });
   };
   return { server, routes, close: () => close(2_000), abort: () => close(0) };

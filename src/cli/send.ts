@@ -32,7 +32,6 @@ interface SendOptions {
 function readEventFile(path: string): Record<string, unknown> {
   let text: string;
   try {
-    // Stryker disable next-line StringLiteral: equivalent, readFileSync(path, '') gives a Buffer, which JSON.parse reads as UTF-8 text all the same
     text = readFileSync(path, 'utf8');
   } catch (cause) {
     throw usageError(`Cannot read ${path}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}.`);

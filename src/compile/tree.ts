@@ -85,7 +85,6 @@ function mayRewrite(node: Node): boolean {
 
 /** The check that remains once a field's value is known not to be undefined. */
 export function definedPart(node: Node): Node {
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: an optional's own test passes a defined value on to its inner one; unwrapping only skips that test
   while (node.kind === 'optional') node = node.inner;
   return node;
 }
@@ -187,7 +186,6 @@ class Analyser {
       kind: 'object',
       fields,
       // Unknown keys pass untouched unless a catchall judges them; z.unknown()/z.any() accept all.
-      // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: a catchall of 'any' passes every key anyway; dropping it only skips the loop
       catchall: catchall?.kind === 'any' ? undefined : catchall,
       strict: catchall?.kind === 'never',
       known: new Set(Object.keys(shape)),

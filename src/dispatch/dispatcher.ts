@@ -190,7 +190,6 @@ export class Dispatcher {
         logger.error?.({ ...fields, reason: describe(cause) }, 'An onError handler itself failed.');
       try {
         const result = handler(error);
-        // Stryker disable next-line ArrayDeclaration: equivalent, a list starting with a value other than a promise is waited for the same (Promise.all takes it at once)
         if (isThenable(result)) (pending ??= []).push(Promise.resolve(result).then(() => undefined, failed));
       } catch (cause) {
         failed(cause);

@@ -116,17 +116,13 @@ export function lowerCaseEquals(text: string, lower: string): boolean {
  * would be decoded one way by a framework's parser and another way here, so it is refused everywhere.
  */
 export function isJsonContentType(contentType: string): boolean {
-  // Stryker disable next-line StringLiteral: equivalent: a fast path; the parse below answers the same for this exact value.
   if (contentType === 'application/json') return true;
   // The platform sends `Application/json`: compared without lower-casing, which would make a string.
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: a fast path; the parse below answers the same.
   if (lowerCaseEquals(contentType, 'application/json')) return true;
-  // Stryker disable next-line StringLiteral: equivalent: split() always gives a first element, so the default is never used.
   const [mediaType = '', ...parameters] = contentType.split(';');
   const type = mediaType.trim().toLowerCase();
   if (type !== 'application/json' && !type.endsWith('+json')) return false;
   return parameters.every((parameter) => {
-    // Stryker disable next-line StringLiteral: equivalent: split() always gives a name; a charset without a value is refused whatever stands in for it.
     const [name = '', value = ''] = parameter.split('=');
     if (name.trim().toLowerCase() !== 'charset') return true;
     const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();

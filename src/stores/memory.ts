@@ -67,7 +67,6 @@ class MemoryInbox implements Inbox {
   /** Every known key; Map order is insertion order, which for done slots is close to oldest first. */
   readonly #slots = new Map<string, Slot>();
   /** Keys of pending slots that are due now, oldest first (a queue with a moving head). */
-  // Stryker disable next-line ArrayDeclaration: a key that is no slot's is skipped, as a purged entry's is
   #ready: string[] = [];
   #head = 0;
   readonly #delayed = new Set<Slot>();
@@ -98,7 +97,6 @@ class MemoryInbox implements Inbox {
       this.#slots.delete(entry.key);
     }
     const { key, trigger, receivedAt } = entry;
-    // Stryker disable next-line StringLiteral: a pending slot's token is never read (each claim sets its own)
     this.#slots.set(key, { entry, key, trigger, receivedAt, state: 'pending', attempts: 0, due: 0, token: '' });
     this.#ready.push(key);
     this.#waiters.wake();
@@ -235,12 +233,10 @@ class MemoryInbox implements Inbox {
   #take(leaseMs: number): InboxClaim | undefined {
     const now = Date.now();
     this.#promoteDue(now);
-    // Stryker disable next-line EqualityOperator: one step past the end reads no key, which is skipped
     while (this.#head < this.#ready.length) {
       const slot = this.#slots.get(this.#ready[this.#head++] as string);
       if (!slot || slot.state !== 'pending' || this.#delayed.has(slot)) continue;
       // Dropping the consumed head only bounds the queue's memory: which key comes next is the same either way.
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,ArithmeticOperator: see above
       if (this.#head > 1024 && this.#head * 2 > this.#ready.length) {
         this.#ready = this.#ready.slice(this.#head);
         this.#head = 0;
@@ -252,7 +248,6 @@ class MemoryInbox implements Inbox {
       this.#running.add(slot);
       return { ...(slot.entry as InboxEntry), attempt: slot.attempts, token: slot.token };
     }
-    // Stryker disable next-line ArrayDeclaration: a key that is no slot's is skipped (see #ready)
     this.#ready = [];
     this.#head = 0;
     return undefined;

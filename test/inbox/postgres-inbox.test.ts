@@ -2,7 +2,7 @@
  * What the PostgreSQL inbox (src/stores/postgres/index.ts) does beyond the Inbox contract, against the run's
  * throw-away cluster: its options, the pools it makes or is given, how a waiting claim wakes (NOTIFY counts,
  * due retries, the poll), several leases in one turn, and a schema that failed to migrate (found untested by
- * mutation testing, bench/results/mutation.md).
+ * mutation testing, tools/mutation/results.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';

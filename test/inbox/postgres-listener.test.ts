@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL inbox's LISTEN connection (src/stores/postgres/listener.ts) on its own, against the run's
  * throw-away cluster: how many waiters a notification wakes, when a wait ends, and how a lost or refused
- * connection is made again (found untested by mutation testing, bench/results/mutation.md).
+ * connection is made again (found untested by mutation testing, tools/mutation/results.md).
  */
 import { getEventListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';

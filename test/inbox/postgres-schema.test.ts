@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL inbox's migrations (src/stores/postgres/schema.ts) on their own, against the run's throw-away
  * cluster: the schema name check, the printed script, the advisory lock, and what `migrate` leaves behind when
- * it refuses (found untested by mutation testing, bench/results/mutation.md).
+ * it refuses (found untested by mutation testing, tools/mutation/results.md).
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';

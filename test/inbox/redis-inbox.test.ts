@@ -2,7 +2,7 @@
  * What the Redis inbox (src/stores/redis/index.ts) does beyond the Inbox contract and its put protocol
  * (redis-put.test.ts), against real redis-servers: its options and connections, a Redis that goes away, puts
  * that wait while two batches are in flight, admin calls over more than one batch, and a claim asking for a
- * longer lease than the first (found untested by mutation testing, bench/results/mutation.md).
+ * longer lease than the first (found untested by mutation testing, tools/mutation/results.md).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { setFlagsFromString } from 'node:v8';

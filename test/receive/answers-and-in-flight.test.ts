@@ -1,7 +1,7 @@
 /**
  * How answers are said and what they leave behind (src/receive/intake/answers.ts), and the in-flight list close()
  * drains (src/receive/intake/in-flight.ts): onDuplicate's context and failures, log records of refusals and repeats,
- * the handler context, and errands finishing in any order (found by mutation testing, bench/results/mutation.md).
+ * the handler context, and errands finishing in any order (found by mutation testing, tools/mutation/results.md).
  */
 import { describe, expect, it, vi } from 'vitest';
 import { createWebhooks, memoryInbox, type HandlerContext } from '../../src/index.js';

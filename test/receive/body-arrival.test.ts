@@ -1,6 +1,6 @@
 /**
  * BodyArrival (src/receive/http.ts), the callback form of a body still arriving: one outcome, told once, whether
- * the receiver listens before or after it (found by mutation testing, bench/results/mutation.md).
+ * the receiver listens before or after it (found by mutation testing, tools/mutation/results.md).
  */
 import { describe, expect, it, vi } from 'vitest';
 import { BodyArrival } from '../../src/index.js';

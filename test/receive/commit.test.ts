@@ -1,6 +1,6 @@
 /**
  * Storing before answering (src/receive/intake/commit.ts): a repeat waits for the first put of its key, and the
- * commit timeout bounds the wait (found by mutation testing, bench/results/mutation.md).
+ * commit timeout bounds the wait (found by mutation testing, tools/mutation/results.md).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

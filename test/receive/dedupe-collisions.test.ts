@@ -2,7 +2,7 @@
  * The dedupe window's fingerprint comparison on collisions (src/receive/intake/dedupe.ts). Its seeds come from
  * `#platform` at random; here the test sets them, so that bodies can be built to collide in one lane, or in both
  * lanes with different lengths, and the test does not depend on chance (found by mutation testing,
- * bench/results/mutation.md).
+ * tools/mutation/results.md).
  */
 import { describe, expect, it, vi } from 'vitest';
 import { DedupeWindow } from '../../src/receive/intake/dedupe.js';

@@ -1,7 +1,7 @@
 /**
  * What `done`, receive() and close() wait for, and how handler failures are reported: the timing and
  * reporting rules of src/dispatch/dispatcher.ts that the status-table suites do not observe (found by mutation
- * testing, bench/results/mutation.md).
+ * testing, tools/mutation/results.md).
  */
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, createWebhooks, WebhookError } from '../../src/index.js';

@@ -2,7 +2,7 @@
  * The envelope check and the messages of parse failures (src/receive/parse/validate.ts, src/receive/parse/parse.ts):
  * each reason a body is not an envelope, the trigger length boundary, the empty body, the byte order mark,
  * pre-parsed bodies without stable text, and what an invalid payload's message names (found by mutation
- * testing, bench/results/mutation.md).
+ * testing, tools/mutation/results.md).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
  * explainRejection on large values (src/receive/parse/explain.ts): the walk to the innermost rejected part through
  * each kind of container, wrappers, unions explained on a sample, and the cap on issues (found by mutation
- * testing, bench/results/mutation.md). Large means more than the 2 000 values zod explains whole.
+ * testing, tools/mutation/results.md). Large means more than the 2 000 values zod explains whole.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';

@@ -1,7 +1,7 @@
 /**
  * Intake and admission at their edges: body readers that throw or answer synchronously, the size limit on
  * bodies already in memory, the error context of a failed commit, the keys of byte bodies, and refusals
- * during shutdown (found by mutation testing, bench/results/mutation.md).
+ * during shutdown (found by mutation testing, tools/mutation/results.md).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';

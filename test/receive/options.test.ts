@@ -1,6 +1,6 @@
 /**
  * createWebhooks' options (src/receive/options.ts): each check's boundary, the option it names, and each
- * default's effect (found by mutation testing, bench/results/mutation.md).
+ * default's effect (found by mutation testing, tools/mutation/results.md).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';

@@ -84,7 +84,6 @@ export class DedupeWindow {
     this.#live = new Uint8Array(maxKeys);
     // At most half full, so that probe runs stay short.
     let size = 2;
-    // Stryker disable next-line EqualityOperator: equivalent: `<=` only doubles the index when maxKeys * 2 is a power of two (emptier, same answers).
     while (size < maxKeys * 2) size *= 2;
     this.#index = new Int32Array(size * 2);
     this.#mask = size - 1;
@@ -152,7 +151,6 @@ export class DedupeWindow {
     // Four bytes at a time (unaligned little-endian reads), each word scrambled as murmur3 does before it
     // enters the lanes: twice as fast as a byte at a time on a 1 KB body.
     for (const end = length - 3; i < end; i += 4) {
-      // Stryker disable next-line BooleanLiteral: equivalent: big-endian words make another fingerprint, as consistent for text and bytes.
       let word = Math.imul(view.getInt32(i, true), 0xcc9e2d51);
       word = Math.imul((word << 15) | (word >>> 17), 0x1b873593);
       a = Math.imul(a ^ word, 0x01000193);

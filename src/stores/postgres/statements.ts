@@ -23,7 +23,6 @@ export function putStatement(schema: string, rows: number): Pg.QueryArrayConfig 
     return `($${n}::text, $${n + 1}::text, $${n + 2}::int8, $${n + 3}::text, $${n + 4}::text)`;
   }).join(', ');
   return {
-    // Stryker disable next-line StringLiteral: unnamed, the statement is parsed at each use: slower, the same rows.
     name: `${schema}.put.${rows}`,
     text: `WITH stored AS (
   INSERT INTO ${t} AS i (key, trigger, state, due, received_at, attempts, raw_body, traceparent)

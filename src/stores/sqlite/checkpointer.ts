@@ -107,7 +107,6 @@ export function startCheckpointer(
   const exited = new Promise<void>((resolve) => {
     worker.on('exit', (code) => {
       // Its source reports every way it can stop (an uncaught error, the driver or file failing) as 'error' first.
-      // Stryker disable next-line StringLiteral: only for a worker that would exit on its own without an error
       if (!closing) onFailure(failure ?? new Error(`The SQLite checkpointer stopped (exit code ${code}).`));
       resolve();
     });
@@ -117,7 +116,6 @@ export function startCheckpointer(
     close() {
       closing = true;
       worker.ref(); // until it has closed its connection
-      // Stryker disable next-line StringLiteral: the worker closes on any message
       worker.postMessage('close');
       return exited;
     },

@@ -91,7 +91,6 @@ const SQLITE_AUTOCHECKPOINT_PAGES = 1000;
 const inMemory = (path: string): boolean => path === ':memory:';
 
 function openDatabase(path: string): Database {
-  // Stryker disable next-line ConditionalExpression: making the folder of ':memory:' (".", which exists) does nothing
   if (!inMemory(path)) mkdirSync(dirname(path), { recursive: true });
   return prepareDatabase(new Database(path, { timeout: BUSY_TIMEOUT_MS }));
 }
@@ -108,7 +107,6 @@ function prepareDatabase(db: Database): Database {
 /** Files written before telemetry lack the column; another process opening the same file may add it first. */
 function addTraceparentColumn(db: Database): void {
   const hasIt = () => (db.pragma('table_info(inbox)') as { name: string }[]).some((column) => column.name === 'traceparent');
-  // Stryker disable next-line ConditionalExpression: without the look first, the ALTER fails and the catch finds the column
   if (hasIt()) return;
   try {
     db.exec('ALTER TABLE inbox ADD COLUMN traceparent TEXT');
@@ -212,7 +210,6 @@ class SqliteInbox implements Inbox {
       const changes = this.#sql.put.run(key, trigger, receivedAt, receivedAt, rawBody, traceparent ?? null, Date.now()).changes;
       return (changes > 0 ? 'stored' : 'duplicate') as PutResult;
     }).then((result) => {
-      // Stryker disable next-line ConditionalExpression: a worker woken by a duplicate finds nothing due and waits again
       if (result === 'stored') this.#waiters.wake();
       return result;
     });
@@ -274,7 +271,6 @@ class SqliteInbox implements Inbox {
     if (keys) count = await this.#write(() => keys.reduce((n, key) => n + revive.run(now, key).changes, 0));
     else {
       const dead = deadCount.get() as number;
-      // Stryker disable next-line EqualityOperator: one batch more revives nothing, and the loop stops on it
       while (count < dead) {
         const revived = await this.#write(() => reviveSome.run(now).changes);
         if (revived === 0) break;
