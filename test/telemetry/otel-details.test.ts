@@ -129,6 +129,13 @@ describe('the request span and its metrics', () => {
     expect([unavailable?.status.code, unavailable?.attributes['error.type']]).toEqual([SpanStatusCode.ERROR, 'body_unavailable']);
     expect([invalid?.status.code, invalid?.attributes['error.type']]).toEqual([SpanStatusCode.UNSET, 'invalid_json']);
     expect([closing?.status.code, closing?.attributes['error.type']]).toEqual([SpanStatusCode.ERROR, '503']);
+    expect(servers(otel.spans()).map((span) => span.attributes['http.response.status_code'])).toEqual([500, 400, 503]);
+    const durations = await otel.points('http.server.request.duration');
+    expect(durations.map((point) => [point.attributes['http.response.status_code'], point.attributes['error.type']])).toEqual([
+      [500, 'body_unavailable'],
+      [400, 'invalid_json'],
+      [503, '503'],
+    ]);
     const deliveries = await otel.points('chat_webhooks.deliveries');
     expect(deliveries.map((point) => point.attributes)).toEqual([
       { 'chat_webhooks.outcome': 'refused', 'chat_webhooks.reason': 'body_unavailable' },
@@ -145,6 +152,19 @@ describe('the request span and its metrics', () => {
     ]);
     const [duration] = await otel.points('http.server.request.duration');
     expect(duration?.attributes).toEqual({ 'http.request.method': 'POST', 'url.scheme': 'http', 'http.response.status_code': 200 });
+  });
+
+  it('the adapter’s route before openTelemetry’s; a method the conventions do not know is _OTHER, its span HTTP', () => {
+    const otel = sdk({ route: '/configured' });
+    closers.push(() => otel.shutdown());
+    otel.telemetry.request('POST', () => undefined, '/given').answered(200, undefined);
+    otel.telemetry.request('post', () => undefined, undefined).answered(200, undefined);
+    otel.telemetry.request('PURGE', () => undefined, undefined).answered(405, 'method_not_allowed');
+    expect(servers(otel.spans()).map((span) => [span.name, span.attributes['http.route'], span.attributes['http.request.method']])).toEqual([
+      ['POST /given', '/given', 'POST'],
+      ['POST /configured', '/configured', 'POST'],
+      ['HTTP /configured', '/configured', '_OTHER'],
+    ]);
   });
 
   it('a span already current is the parent, not the traceparent a proxy sent', async () => {
@@ -212,6 +232,9 @@ describe('handlers run in the request', () => {
       active = trace.getActiveSpan()?.spanContext().spanId;
       throw new Error('broke');
     });
+    webhooks.on('message_sent', () => {
+      throw new Error('broke too');
+    });
     webhooks.on('message_sent', () => new Promise(() => undefined));
     const response = await webhooks.handle(buildRequest(createTestEvent('message_sent')));
     await response.done;
@@ -219,10 +242,10 @@ describe('handlers run in the request', () => {
     const handle = otel.spans().find((span) => span.name === 'handle message_sent');
     expect(active).toBe(handle?.spanContext().spanId);
     expect(handle?.attributes).toEqual({ 'chat_webhooks.trigger': 'message_sent', 'error.type': 'handler_failed' });
-    expect(handle?.status).toEqual({ code: SpanStatusCode.ERROR, message: '2 handler(s) failed' });
+    expect(handle?.status).toEqual({ code: SpanStatusCode.ERROR, message: '3 handler(s) failed' });
     const failures = await otel.points('chat_webhooks.handler.failures');
     expect(failures.map(({ attributes, value }) => [attributes, value])).toEqual([
-      [{ 'chat_webhooks.trigger': 'message_sent', 'error.type': 'handler_failed', 'chat_webhooks.final': true }, 1],
+      [{ 'chat_webhooks.trigger': 'message_sent', 'error.type': 'handler_failed', 'chat_webhooks.final': true }, 2],
       [{ 'chat_webhooks.trigger': 'message_sent', 'error.type': 'handler_timeout', 'chat_webhooks.final': true }, 1],
     ]);
     const [duration] = await otel.points('chat_webhooks.handler.duration');
@@ -261,6 +284,11 @@ describe('the inbox’s spans', () => {
     });
     expect(consumer?.links.map((link) => link.context.spanId)).toEqual([producers[0]?.spanContext().spanId]);
     expect(consumer?.links[0]?.context.traceFlags).toBe(1);
+    const deliveries = await otel.points('chat_webhooks.deliveries');
+    expect(deliveries.map(({ attributes, value }) => [attributes['chat_webhooks.outcome'], value])).toEqual([
+      ['accepted', 1],
+      ['duplicate', 1],
+    ]);
   });
 
   it('an attempt is a trace of its own even under a current span, and its handlers run under its span', async () => {
@@ -293,6 +321,10 @@ describe('the inbox’s spans', () => {
     ]);
     const consumer = otel.spans().find((span) => span.kind === SpanKind.CONSUMER);
     expect(consumer?.status).toEqual({ code: SpanStatusCode.ERROR, message: '1 handler(s) failed' });
+    const failures = await otel.points('chat_webhooks.handler.failures');
+    expect(failures.map((point) => point.attributes)).toEqual([
+      { 'chat_webhooks.trigger': 'message_sent', 'chat_webhooks.inbox': 'sqlite', 'error.type': 'handler_failed', 'chat_webhooks.final': true },
+    ]);
   });
 
   it('a commit that fails is an error: its error’s name where it has its own, else inbox_failed', async () => {
@@ -366,11 +398,15 @@ describe('the inbox gauges', () => {
     otel.telemetry.observe(observed('down', () => Promise.reject(new Error('connection refused')), async () => 0).inbox);
     otel.telemetry.observe(observed('ageless', counts).inbox);
     otel.telemetry.observe(observed('ahead', counts, async () => Date.now() + 60_000).inbox);
+    otel.telemetry.observe(observed('empty', counts, async () => undefined).inbox);
     const entries = await otel.points('chat_webhooks.inbox.entries');
-    expect([...new Set(entries.map((point) => point.attributes['chat_webhooks.inbox']))]).toEqual(['ageless', 'ahead']);
+    expect([...new Set(entries.map((point) => point.attributes['chat_webhooks.inbox']))]).toEqual(['ageless', 'ahead', 'empty']);
     const ages = await otel.points('chat_webhooks.inbox.oldest_pending_age');
-    // A clock behind the inbox's reads as no age, never a negative one.
-    expect(ages.map(({ attributes, value }) => [attributes, value])).toEqual([[{ 'chat_webhooks.inbox': 'ahead' }, 0]]);
+    // A clock behind the inbox's reads as no age, never a negative one; no pending entry, no age either.
+    expect(ages.map(({ attributes, value }) => [attributes, value])).toEqual([
+      [{ 'chat_webhooks.inbox': 'ahead' }, 0],
+      [{ 'chat_webhooks.inbox': 'empty' }, 0],
+    ]);
     expect(valueOf(entries, { 'chat_webhooks.inbox': 'ageless', 'chat_webhooks.inbox.state': 'running' })).toBe(2);
   });
 });
