@@ -41,7 +41,7 @@ function executionContextOf(c: HonoContext): HonoContext['executionCtx'] | undef
   try {
     return c.executionCtx;
   } catch {
-    return undefined;
+    // None here: the handlers run in this process.
   }
 }
 
@@ -72,7 +72,7 @@ export function honoHandler(webhooks: Webhooks, options: HonoHandlerOptions = {}
   let routed: HandleOptions = unrouted;
   const optionsFor = (c: HonoContext): HandleOptions => {
     const route = c.req.routePath;
-    if (typeof route !== 'string' || route === '') return unrouted;
+    if (!route) return unrouted;
     if (route !== routed.route) routed = { ...unrouted, route };
     return routed;
   };

@@ -74,7 +74,7 @@ export interface KeyFunctions {
 
 /** The key functions a receiver uses: the overrides first, then the documented fields, then the body. */
 export function keyFunctions(overrides: IdempotencyKeys | undefined): KeyFunctions {
-  const fieldKeyOf = !overrides || Object.keys(overrides).length === 0 ? boundedDocumentedKey : overriddenKey(overrides);
+  const fieldKeyOf = overrides ? overriddenKey(overrides) : boundedDocumentedKey;
   return { fieldKeyOf, keyOf: (event, rawBody) => fieldKeyOf(event) ?? bodyKey(event, rawBody) };
 }
 
@@ -86,7 +86,7 @@ function overriddenKey(overrides: IdempotencyKeys): (event: ParsedWebhook) => st
     try {
       key = (own as (event: ParsedWebhook) => unknown)(event);
     } catch {
-      key = undefined;
+      // A key function that throws names nothing: `key` stays undefined, and the body names the event.
     }
     // A key function that returns nothing usable (or throws) must not merge distinct events: the body names it.
     return typeof key === 'string' && key !== '' ? bounded(keyPrefix(event) + keyPart(key), event) : undefined;

@@ -42,6 +42,11 @@ describe('parseTraceparent', () => {
     expect(parseTraceparent(`01-${TRACE_ID}-${PARENT_ID}-01junk`)).toBeUndefined();
   });
 
+  it('takes ids that merely end or start in zeros', () => {
+    expect(parseTraceparent(`00-${TRACE_ID.slice(0, 30)}00-${PARENT_ID.slice(0, 14)}00-01`)?.spanId).toBe(`${PARENT_ID.slice(0, 14)}00`);
+    expect(parseTraceparent(`00-00${TRACE_ID.slice(2)}-${PARENT_ID}-01`)?.traceId).toBe(`00${TRACE_ID.slice(2)}`);
+  });
+
   it('refuses version ff, zero ids and upper-case hex', () => {
     expect(parseTraceparent(`ff-${TRACE_ID}-${PARENT_ID}-01`)).toBeUndefined();
     expect(parseTraceparent(`00-${'0'.repeat(32)}-${PARENT_ID}-01`)).toBeUndefined();

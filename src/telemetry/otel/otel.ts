@@ -120,8 +120,9 @@ const triggerOf = (trigger: string): string => (isKnownTrigger(trigger) ? trigge
 
 /** The conversation an event's record belongs to, where it names one. */
 function conversationOf(event: ParsedWebhook): string | undefined {
-  const data = event.data as Record<string, unknown> | undefined;
-  if (!data || typeof data !== 'object') return undefined;
+  // An event given to `receive` was not checked as a delivery's is: its data may be anything, or nothing.
+  const data = event.data as unknown;
+  if (!data) return undefined;
   for (const record of Object.values(data)) {
     const id = (record as { conversationId?: unknown } | null)?.conversationId;
     if (typeof id === 'string' && id !== '') return id;
@@ -358,7 +359,8 @@ class InboxGauges {
     return () => {
       if (stopped) return;
       stopped = true;
-      const count = (this.#inboxes.get(inbox) ?? 1) - 1;
+      // Still there: only this observer's own stop, once, takes its count back.
+      const count = (this.#inboxes.get(inbox) as number) - 1;
       if (count > 0) this.#inboxes.set(inbox, count);
       else this.#inboxes.delete(inbox);
     };
@@ -370,8 +372,9 @@ class InboxGauges {
       [...this.#inboxes.keys()].map(async (inbox) => {
         const attributes = { 'chat_webhooks.inbox': inbox.kind };
         // An inbox that cannot answer now is left out of this collection; health() is what reports it.
-        const [stats, oldest] = await Promise.all([inbox.stats(), inbox.oldestPendingAt?.()]).catch(() => [undefined, undefined] as const);
-        if (!stats) return;
+        const read = await Promise.all([inbox.stats(), inbox.oldestPendingAt?.()]).catch(() => undefined);
+        if (!read) return;
+        const [stats, oldest] = read;
         for (const state of ['pending', 'running', 'dead'] as const) {
           result.observe(entries, stats[state], { ...attributes, 'chat_webhooks.inbox.state': state });
         }
