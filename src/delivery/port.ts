@@ -181,7 +181,8 @@ export function pause(ms: number, signal?: AbortSignal, waiters?: Set<() => void
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
+    // Not `{ once: true }`: done takes the listener away itself, however the pause ends.
+    signal?.addEventListener('abort', done);
     waiters?.add(done);
   });
 }

@@ -125,7 +125,7 @@ type Put = InboxEntry;
  * (503), and a failure's write left the event running until its lease ran out. The key never holds NUL
  * (src/events/idempotency.ts escapes it) and the raw body cannot (JSON has no bare NUL).
  */
-const columnText = (text: string): string => (text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text);
+const columnText = (text: string): string => text.replaceAll('\0', '\uFFFD');
 type Completion = { key: string; token: string };
 
 /**
