@@ -5,8 +5,8 @@
  * text as it was, a text without NUL untouched. test/hostile/store-limits.test.ts runs the receiver through it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Inbox } from '../../src/inbox/port.js';
-import { postgresInbox } from '../../src/inbox/postgres.js';
+import type { Inbox } from '../../src/delivery/port.js';
+import { postgresInbox } from '../../src/stores/postgres/index.js';
 import { entry } from './contract.js';
 import { postgresDatabase } from '../support/postgres-server.js';
 
