@@ -47,20 +47,6 @@ describe('redisInbox storage', () => {
     }
   });
 
-  it('still hands out the event of a job stored with it (by an earlier version)', async () => {
-    const prefix = `s-${++serial}`;
-    const inbox = redisInbox({ url: redis.server.url, prefix });
-    try {
-      await inbox.put(entryWithBody('{"trigger":"message_sent","data":{}}'));
-      const [jobKey] = (await redis.client.keys(`${prefix}:inbox:k_*`)).filter((key) => !key.endsWith(':lock'));
-      const stored = { ...(await jobData(prefix)), event: { trigger: 'message_sent', data: { from: 'earlier' } } };
-      await redis.client.hset(jobKey as string, 'data', JSON.stringify(stored));
-      expect(((await inbox.claim(LEASE)) as InboxClaim).event).toEqual({ trigger: 'message_sent', data: { from: 'earlier' } });
-    } finally {
-      await inbox.close();
-    }
-  });
-
   it('refuses a put whose raw body is not JSON text (a body parser value that could not be serialized)', async () => {
     const inbox = redisInbox({ url: redis.server.url, prefix: `s-${++serial}` });
     try {
