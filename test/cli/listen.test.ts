@@ -4,11 +4,12 @@
  * run the built CLI as a child process; this file reaches the code a mutation run changes: what each delivery
  * is recorded and printed as, what a forward carries, the banner, the live page's wiring, the listening errors.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CliError, EXIT_FAILED, EXIT_OK } from '../../src/cli/errors.js';
 import { listen, listenCommand } from '../../src/cli/listen.js';
+import { rawRequest, startDeveloperApp, type DeveloperApp, type Received } from '../support/developer-app.js';
 
 type Options = Parameters<typeof listen>[0];
 type Recorded = Record<string, unknown> & { seq: number; status: number; rawBody: string };
@@ -72,42 +73,23 @@ async function start(options: Partial<Options> = {}, run: () => Promise<unknown>
   };
 }
 
-/** A bare node:http server standing for the developer's own app: keeps what it received, answers 204. */
-let app: Server;
+/** The developer's own app behind `--forward`. */
+let app: DeveloperApp;
 let appUrl: string;
-let forwarded: { headers: IncomingHttpHeaders; body: string }[] = [];
+let forwarded: Received[] = [];
 beforeAll(async () => {
-  app = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      forwarded.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`;
+  app = await startDeveloperApp();
+  appUrl = app.url;
 });
-afterAll(() => new Promise<void>((resolve) => app.close(() => resolve())));
+afterAll(() => app.close());
 beforeEach(() => {
-  forwarded = [];
+  forwarded = app.received;
+  forwarded.length = 0;
 });
 
-/** A request with exactly the headers given (no Host or User-Agent of fetch's own). */
-function raw(port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string) {
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers }, setHost: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => {
-        text += chunk;
-        if (path.startsWith('/events') && text.includes('event: delivery')) res.destroy();
-      });
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** A request with exactly the headers given; a stream of /events is cut at its first delivery. */
+const raw = (port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string) =>
+  rawRequest(port, path, headers, method, body, 'event: delivery');
 
 describe('listen --json', () => {
   it('records each delivery as one JSON line, answers as the receiver does, forwards accepted ones with three headers', async () => {

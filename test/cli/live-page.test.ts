@@ -8,14 +8,13 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importTool, requireTool, toolPath } from '../support/tools.js';
 import { assertBuilt, CLI, Listener, runCli, type ListenRecord } from './run-cli.js';
+import { startDeveloperApp, type DeveloperApp } from '../support/developer-app.js';
 
 // playwright-core lives in tools/browser/ (its types through tsconfig.json "paths"), loaded only when installed.
 type Playwright = typeof import('playwright-core');
@@ -30,21 +29,6 @@ const SCREENSHOTS = fileURLToPath(new URL('./__screenshots__/', import.meta.url)
 const AUTH = ['--user', 'app', '--password', 'pw'];
 const work = mkdtempSync(join(tmpdir(), 'chat-webhooks-live-page-'));
 
-/** The developer's app behind `--forward`: keeps every body it gets. */
-async function startApp(): Promise<{ server: Server; url: string; bodies: string[] }> {
-  const bodies: string[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      bodies.push(body);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, bodies };
-}
-
 /** Runs a copied command line in `sh`, the CLI's `npx chat-webhooks` being the built one. */
 function shell(commandLine: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const script = commandLine.replaceAll('npx chat-webhooks', `'${process.execPath}' '${CLI}'`);
@@ -57,7 +41,7 @@ function shell(commandLine: string): Promise<{ code: number; stdout: string; std
 
 describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)', () => {
   let listener: Listener;
-  let app: Awaited<ReturnType<typeof startApp>>;
+  let app: DeveloperApp;
   let browser: Browser;
   let context: BrowserContext;
   const problems: string[] = [];
@@ -98,7 +82,7 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
 
   beforeAll(async () => {
     assertBuilt();
-    app = await startApp();
+    app = await startDeveloperApp();
     listener = await Listener.start([...AUTH, '--forward', app.url]);
     browser = await playwright!.chromium.launch({ executablePath: CHROMIUM, args: ['--headless=new', '--disable-gpu'] });
     context = await browser.newContext({ acceptDownloads: true });
@@ -219,10 +203,10 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
     const page = await openPage();
     await page.goto(listener.url);
     await page.locator(`#deliveries li[data-seq="${record?.seq}"]`).click();
-    const forwardedBefore = app.bodies.length;
+    const forwardedBefore = app.received.length;
     await page.locator('#action-resend').click();
     await expect.poll(() => page.locator('#notice').textContent()).toMatch(new RegExp(`^Resent #${record?.seq} to ${app.url}: 204`));
-    expect(app.bodies.slice(forwardedBefore)).toEqual([record?.rawBody]);
+    expect(app.received.slice(forwardedBefore).map((request) => request.body)).toEqual([record?.rawBody]);
     await page.close();
   });
 
@@ -245,13 +229,13 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ListenRecord);
     expect(lines.map((line) => line.seq)).toEqual(listener.records.map((record) => record.seq));
     expect(lines.map((line) => line.rawBody)).toEqual(listener.records.map((record) => record.rawBody));
-    const target = await startApp();
+    const target = await startDeveloperApp();
     try {
       const replayed = await runCli(['replay', file, '--url', target.url]);
       expect(replayed.code).toBe(0);
-      expect(target.bodies).toEqual(listener.records.map((record) => record.rawBody));
+      expect(target.received.map((request) => request.body)).toEqual(listener.records.map((record) => record.rawBody));
     } finally {
-      target.server.close();
+      await target.close();
     }
 
     await page.locator('#clear').click();

@@ -2,62 +2,32 @@
  * `send` into `listen` over loopback, `listen --forward` to a plain server, `replay` of what `listen --json`
  * captured: the built CLI as child processes, the receiver the package's own.
  */
-import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, CLI, Listener, runCli, runInTerminal } from './run-cli.js';
+import { rawRequest, startDeveloperApp, type DeveloperApp } from '../support/developer-app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chat-webhooks-send-'));
 const AUTH = ['--user', 'app', '--password', 'pw'];
 
-/** A bare node:http server that keeps what it received, standing for the developer's own app. */
-async function startApp(): Promise<{ server: Server; url: string; received: { headers: IncomingHttpHeaders; body: string }[] }> {
-  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received };
-}
-
 let listener: Listener;
-let app: Awaited<ReturnType<typeof startApp>>;
+let app: DeveloperApp;
 
 beforeAll(async () => {
   assertBuilt();
-  app = await startApp();
+  app = await startDeveloperApp();
   listener = await Listener.start([...AUTH, '--forward', app.url]);
 });
 
 afterAll(async () => {
   expect(await listener.stop()).toBe(0);
-  app.server.close();
+  await app.close();
 });
 
 /** A request with the `Host` (and other headers) a browser would send; fetch would not let a test set Host. */
-function raw(port: number, path: string, headers: Record<string, string>, method = 'GET', body?: string) {
-  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, headers, setHost: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => {
-        text += chunk;
-        // /events never ends: its first message is enough.
-        if (path.startsWith('/events') && text.includes('\n\n')) res.destroy();
-      });
-      res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = rawRequest;
 
 /** Sends and returns the records listen made of this send. */
 async function sendAndRecord(args: string[], expected: number) {
@@ -176,7 +146,7 @@ describe('replay', () => {
     const captured = listener.records.slice(0, 4);
     const file = join(dir, 'captured.ndjson');
     writeFileSync(file, `${captured.map((record) => JSON.stringify(record)).join('\n')}\n`);
-    const target = await startApp();
+    const target = await startDeveloperApp();
     try {
       const result = await runCli(['replay', file, '--url', target.url, '--rate', '10']);
       expect(result.code).toBe(0);
@@ -186,7 +156,7 @@ describe('replay', () => {
       // Four starts at 10 a second: the last no earlier than 300 ms after the first.
       expect(result.ms).toBeGreaterThanOrEqual(300);
     } finally {
-      target.server.close();
+      await target.close();
     }
   });
 
