@@ -151,7 +151,8 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
   }
   const { event } = parsed;
   const key = message.key ?? idempotencyKey(event, message.rawBody);
-  let token: string | undefined;
+  // With a store, how the run's claim is settled once its outcome is known: completed, or released for a retry.
+  let settle: ((ok: boolean) => Promise<unknown>) | undefined;
   if (store) {
     const begun = await attempt(run, event, message, key, () => store.begin(key, run.leaseMs));
     if (!begun || begun.state === 'busy') return false;
@@ -159,7 +160,8 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
       await webhooks.reportDuplicate(event, { key, receivedAt: message.receivedAt });
       return true;
     }
-    token = begun.token;
+    const { token } = begun;
+    settle = (ok) => attempt(run, event, message, key, () => (ok ? store.complete(key, token) : store.release(key, token)));
   }
   const context = { key, attempt: message.attempt, receivedAt: message.receivedAt, traceparent: message.traceparent, queue: 'sqs' };
   const outcome = await withinDeadline(webhooks.receive(event, context, message.rawBody), run.deadline);
@@ -169,11 +171,7 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
     await webhooks.report(new WebhookError('handler_timeout', text, { event, rawBody: message.rawBody, key, attempt: message.attempt, willRetry: true }));
     return false;
   }
-  if (store && token !== undefined) {
-    const claim = token;
-    const write = outcome.ok ? () => store.complete(key, claim) : () => store.release(key, claim);
-    await attempt(run, event, message, key, write);
-  }
+  await settle?.(outcome.ok);
   return outcome.ok;
 }
 

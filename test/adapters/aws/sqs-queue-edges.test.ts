@@ -1,8 +1,11 @@
 /**
  * sqsQueue at its edges: every option refused with its sentence, the limits taken at their ends, the batch
  * limit when maxMessageBytes is below SQS's default, the inbox methods a receive-only queue answers, and which
- * client close() leaves alone. Through the real @aws-sdk/client-sqs to the local endpoint (./sqs-endpoint.ts).
+ * client close() destroys. Through the real @aws-sdk/client-sqs to the local endpoint (./sqs-endpoint.ts).
  */
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsQueue, type SqsQueueOptions } from '../../../adapters/aws/index.js';
 import { ConfigurationError, idempotencyKey, type InboxEntry } from '../../../src/index.js';
@@ -49,6 +52,8 @@ describe('sqsQueue options', () => {
       expect(refusal({ queueUrl }), String(queueUrl)).toEqual(noUrl);
     }
     expect(refusal(undefined)).toEqual(noUrl);
+    // A URL object reads as one, but is not the string the rest of the options are checked against.
+    expect(refusal({ queueUrl: new URL(QUEUE_URL) })).toEqual(noUrl);
     for (const queueUrl of [QUEUE_URL, 'http://127.0.0.1:4566/1/events', 'https://x']) expect(refusal({ queueUrl }), queueUrl).toBeUndefined();
   });
 
@@ -133,5 +138,43 @@ describe('sqsQueue close()', () => {
     await inbox.close?.();
     expect(destroyed).toBe(0);
     client.destroy();
+  });
+
+  it('without a client, makes one from the environment, sends through it, and destroys it on close: its connection ends', async () => {
+    // SQS of its own (the SDK sends to the queue URL's host): it counts the client's open connections.
+    let open = 0;
+    const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const entries = JSON.parse(Buffer.concat(chunks).toString('utf8')).Entries as Array<{ Id: string; MessageBody: string }>;
+        const text = JSON.stringify({ Successful: entries.map((e) => ({ Id: e.Id, MessageId: `id-${e.Id}`, MD5OfMessageBody: md5(e.MessageBody) })), Failed: [] });
+        response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': Buffer.byteLength(text) });
+        response.end(text);
+      });
+    });
+    server.on('connection', (socket) => {
+      open += 1;
+      socket.on('close', () => (open -= 1));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const saved = { ...process.env };
+    Object.assign(process.env, { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_ENDPOINT_URL_SQS: origin });
+    try {
+      const inbox = sqsQueue({ queueUrl: `${origin}/123456789012/events` });
+      expect(await inbox.put(entry())).toBe('stored');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Kept alive for the next send, until the client is destroyed.
+      expect(open).toBe(1);
+      await inbox.close?.();
+      for (let wait = 0; wait < 100 && open > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(open).toBe(0);
+    } finally {
+      process.env = saved;
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
