@@ -123,10 +123,12 @@ function checkOptions(webhooks: Webhooks, options: SqsHandlerOptions): void {
 
 /** FIFO: groups run side by side, each group's records in order; after a failure the rest of the group fails. */
 async function inGroups(records: SqsRecord[], handle: (record: SqsRecord) => Promise<boolean>): Promise<boolean[]> {
-  const ok = records.map(() => false);
-  const groups = new Map<string, number[]>();
+  // A record never reached (after its group's failure) stays unset, which reads as failed.
+  const ok: boolean[] = [];
+  // Records without a group id (a standard queue's, with fifo: true) are one group, keyed undefined.
+  const groups = new Map<string | undefined, number[]>();
   records.forEach((record, index) => {
-    const group = record?.attributes?.MessageGroupId ?? '';
+    const group = record?.attributes?.MessageGroupId;
     const indexes = groups.get(group);
     if (indexes) indexes.push(index);
     else groups.set(group, [index]);

@@ -92,6 +92,13 @@ describe('sqsHandler options', () => {
     for (const fifo of [true, false, undefined]) expect(refusal(webhooks, { fifo }), String(fifo)).toBeUndefined();
   });
 
+  it('an unknown option is named, with the known ones', () => {
+    expect(refusal(webhooks, { idempotence: memoryIdempotency() })).toEqual([
+      'idempotence',
+      expect.stringMatching(/^Unknown option "idempotence" for sqsHandler\..* Known options: idempotency, fifo\.$/),
+    ]);
+  });
+
   it('an event that is not from SQS is a TypeError saying so', async () => {
     const handler = sqsHandler(webhooks);
     for (const event of [undefined, null, {}, { Records: 'x' }, { Records: { length: 1 } }]) {
@@ -133,6 +140,44 @@ describe('sqsHandler: the lease and the deadline', () => {
     const answer = await sqsHandler(webhooks)({ Records: batch }, { getRemainingTimeInMillis: () => 60_000 });
     expect(answer).toEqual({ batchItemFailures: [] });
     expect(timers()).toBe(before);
+  });
+
+  it('without a context (no deadline), a handler that takes a while is waited for', async () => {
+    const { records: batch } = await records([message('slow')]);
+    const webhooks = createWebhooks({ auth: false, logger: {} });
+    webhooks.on('message_sent', () => new Promise((resolve) => setTimeout(resolve, 30)));
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    expect(await sqsHandler(webhooks)({ Records: batch })).toEqual({ batchItemFailures: [] });
+    expect(errors).toEqual([]);
+  });
+
+  it('still running at the deadline: handler_timeout names the trigger and says SQS delivers it again', async () => {
+    const { records: batch, keys } = await records([message('hang')]);
+    const webhooks = createWebhooks({ auth: false, logger: {} });
+    webhooks.on('message_sent', () => new Promise(() => undefined));
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    expect(failedIds(await sqsHandler(webhooks)({ Records: batch }, { getRemainingTimeInMillis: () => 560 }))).toEqual([batch[0]?.messageId]);
+    expect(errors.map((e) => [e.code, e.message, e.key, e.attempt, e.willRetry, e.rawBody])).toEqual([
+      [
+        'handler_timeout',
+        'The handlers of a "message_sent" event were still running as the invocation\'s time ran out; SQS will deliver it again.',
+        keys[0],
+        1,
+        true,
+        batch[0]?.body,
+      ],
+    ]);
+  });
+
+  it('the key sqsQueue sent is the one the handlers get, even where it is not the event\'s own', async () => {
+    const event = message('custom');
+    const queue = sqs.queue(`handler-edges-${++names}`);
+    await sqsQueue({ queueUrl: queue.url, client: sqs.client() }).put({ key: 'my-own-key', trigger: event.trigger, event, rawBody: JSON.stringify(event), receivedAt: 1 });
+    const { handler, runs } = consumer();
+    await handler(queue.event(queue.receive(10)));
+    expect(runs.map(([, context]) => context.key)).toEqual(['my-own-key']);
   });
 });
 
@@ -195,7 +240,7 @@ describe('sqsHandler: what each failure reports', () => {
     const good = batch[0]!;
     const count = (messageId: string, ApproximateReceiveCount: string) => ({ ...good, messageId, body: undefined as never, attributes: { ...good.attributes, ApproximateReceiveCount } });
     const { handler, errors } = consumer();
-    await handler({ Records: [count('c0', '0'), count('c2', '2'), count('c15', '1.5'), { ...good, messageId: 'n', body: 7 as never }, null as never, 'text' as never] });
+    await handler({ Records: [count('c0', '0'), count('c2', '2'), count('c15', '1.5'), { ...good, messageId: 'n', body: 7 as never }, null as never, 'text' as never, { ...good, messageId: '' }] });
     expect(errors.map((error) => [error.message, error.attempt, error.rawBody])).toEqual([
       ['SQS message c0 could not be read (the record has no body); it goes back to the queue, and to its dead-letter queue after maxReceiveCount receives.', undefined, undefined],
       ['SQS message c2 could not be read (the record has no body); it goes back to the queue, and to its dead-letter queue after maxReceiveCount receives.', 2, undefined],
@@ -203,6 +248,7 @@ describe('sqsHandler: what each failure reports', () => {
       ['SQS message n could not be read (its body is number, not a string); it goes back to the queue, and to its dead-letter queue after maxReceiveCount receives.', 1, undefined],
       ['An SQS record could not be read (the record is null, not an SQS message); without a messageId it cannot be named to SQS as failed, so it is not delivered again.', undefined, undefined],
       ['An SQS record could not be read (the record is string, not an SQS message); without a messageId it cannot be named to SQS as failed, so it is not delivered again.', undefined, undefined],
+      ['An SQS record could not be read (the record has no messageId); without a messageId it cannot be named to SQS as failed, so it is not delivered again.', 1, good.body],
     ]);
   });
 
