@@ -116,10 +116,12 @@ function checkOptions(webhooks: Webhooks, options: SqsHandlerOptions): void {
 
 /** FIFO: groups run side by side, each group's records in order; after a failure the rest of the group fails. */
 async function inGroups(records: SqsRecord[], handle: (record: SqsRecord) => Promise<boolean>): Promise<boolean[]> {
-  const ok = records.map(() => false);
-  const groups = new Map<string, number[]>();
+  // A record never reached (after its group's failure) stays unset, which reads as failed.
+  const ok: boolean[] = [];
+  // Records without a group id (a standard queue's, with fifo: true) are one group, keyed undefined.
+  const groups = new Map<string | undefined, number[]>();
   records.forEach((record, index) => {
-    const group = record?.attributes?.MessageGroupId ?? '';
+    const group = record?.attributes?.MessageGroupId;
     const indexes = groups.get(group);
     if (indexes) indexes.push(index);
     else groups.set(group, [index]);
@@ -144,7 +146,8 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
   }
   const { event } = parsed;
   const key = message.key ?? idempotencyKey(event, message.rawBody);
-  let token: string | undefined;
+  // With a store, how the run's claim is settled once its outcome is known: completed, or released for a retry.
+  let settle: ((ok: boolean) => Promise<unknown>) | undefined;
   if (store) {
     const begun = await attempt(run, event, message, key, () => store.begin(key, run.leaseMs));
     if (!begun || begun.state === 'busy') return false;
@@ -152,7 +155,8 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
       await webhooks.reportDuplicate(event, { key, receivedAt: message.receivedAt });
       return true;
     }
-    token = begun.token;
+    const { token } = begun;
+    settle = (ok) => attempt(run, event, message, key, () => (ok ? store.complete(key, token) : store.release(key, token)));
   }
   const context = { key, attempt: message.attempt, receivedAt: message.receivedAt, traceparent: message.traceparent, queue: 'sqs' };
   const outcome = await withinDeadline(webhooks.receive(event, context, message.rawBody), run.deadline);
@@ -162,11 +166,7 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
     await webhooks.report(new WebhookError('handler_timeout', text, { event, rawBody: message.rawBody, key, attempt: message.attempt, willRetry: true }));
     return false;
   }
-  if (store && token !== undefined) {
-    const claim = token;
-    const write = outcome.ok ? () => store.complete(key, claim) : () => store.release(key, claim);
-    await attempt(run, event, message, key, write);
-  }
+  await settle?.(outcome.ok);
   return outcome.ok;
 }
 

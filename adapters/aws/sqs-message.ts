@@ -4,7 +4,7 @@
  * what the consumer reads back from a record of Lambda's SQS event.
  */
 import { createHash } from 'node:crypto';
-import type { MessageAttributeValue, SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import type { SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { WebhookError } from '../../src/dispatch/index.js';
 import { type InboxEntry } from '../../src/delivery/index.js';
 import { type ParsedWebhook } from '../../src/events/index.js';
@@ -29,6 +29,9 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 const SQS_ID = /^[\x21-\x7e]{1,128}$/;
 /** Characters SQS refuses in a body (it allows XML 1.0's: tab, newlines, U+0020-U+D7FF, U+E000-U+FFFD, astral). */
 const REFUSED_BY_SQS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/** A message attribute as this module writes them: always both parts (SQS's type has them optional). */
+type Attribute = { DataType: 'String' | 'Number'; StringValue: string };
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -62,7 +65,7 @@ export function deduplicationId(key: string): string {
 export function defaultGroupId(event: ParsedWebhook): string {
   const data = event.data as Record<string, { conversationId?: unknown } | undefined>;
   for (const holder of [data.message, data.group, data.call]) {
-    if (holder && typeof holder === 'object' && typeof holder.conversationId === 'string' && holder.conversationId !== '') {
+    if (holder && typeof holder.conversationId === 'string' && holder.conversationId !== '') {
       return holder.conversationId;
     }
   }
@@ -80,7 +83,7 @@ const REFUSED_BY_SQS_ALL = new RegExp(REFUSED_BY_SQS.source, 'gu');
  * already in the text reads the same), so only for what the consumer does not read back exactly: the trigger
  * (it reads the body's) and the traceparent (W3C's form is hex and dashes).
  */
-const text = (value: string): MessageAttributeValue => ({
+const text = (value: string): Attribute => ({
   DataType: 'String',
   StringValue: value.replace(REFUSED_BY_SQS_ALL, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`),
 });
@@ -91,12 +94,12 @@ const text = (value: string): MessageAttributeValue => ({
  * characters met (`w\uFFFE` and `w\\ufffe`), and the consumer ran one of the two events (issue 33). The
  * receiver's keys hold no lone surrogate (src/events/idempotency.ts escapes them), so UTF-8 keeps them whole.
  */
-function keyAttributes(key: string, attributes: Record<string, MessageAttributeValue>): void {
+function keyAttributes(key: string, attributes: Record<string, Attribute>): void {
   if (!REFUSED_BY_SQS.test(key)) {
     attributes[ATTRIBUTES.key] = { DataType: 'String', StringValue: key };
     return;
   }
-  attributes[ATTRIBUTES.key] = { DataType: 'String', StringValue: Buffer.from(key, 'utf8').toString('base64') };
+  attributes[ATTRIBUTES.key] = { DataType: 'String', StringValue: Buffer.from(key).toString('base64') };
   attributes[ATTRIBUTES.keyEncoding] = { DataType: 'String', StringValue: 'base64' };
 }
 
@@ -107,7 +110,7 @@ export function toMessage(
   fifo: { groupId: (event: ParsedWebhook) => string } | undefined,
   maxBytes: number,
 ): { message: SendMessageBatchRequestEntry; bytes: number } {
-  const attributes: Record<string, MessageAttributeValue> = {};
+  const attributes: Record<string, Attribute> = {};
   keyAttributes(entry.key, attributes);
   attributes[ATTRIBUTES.receivedAt] = { DataType: 'Number', StringValue: String(entry.receivedAt) };
   // SQS refuses an empty attribute value; the consumer reads the trigger from the body anyway.
@@ -115,7 +118,7 @@ export function toMessage(
   if (entry.traceparent) attributes[ATTRIBUTES.traceparent] = text(entry.traceparent);
   let body = entry.rawBody;
   if (REFUSED_BY_SQS.test(body)) {
-    body = Buffer.from(body, 'utf8').toString('base64');
+    body = Buffer.from(body).toString('base64');
     attributes[ATTRIBUTES.encoding] = text('base64');
   }
   const bytes = messageBytes(body, attributes);
@@ -135,10 +138,10 @@ export function toMessage(
 }
 
 /** The size SQS counts: the body, and each attribute's name, data type and value, in UTF-8 bytes. */
-function messageBytes(body: string, attributes: Record<string, MessageAttributeValue>): number {
+function messageBytes(body: string, attributes: Record<string, Attribute>): number {
   let bytes = Buffer.byteLength(body);
   for (const [name, value] of Object.entries(attributes)) {
-    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? '');
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType) + Buffer.byteLength(value.StringValue);
   }
   return bytes;
 }
@@ -164,7 +167,7 @@ export function fromRecord(record: SqsRecord): ReceivedMessage {
     rawBody,
     key: (key && value(ATTRIBUTES.keyEncoding) === 'base64' ? Buffer.from(key, 'base64').toString('utf8') : key) || undefined,
     receivedAt: Number.isFinite(receivedAt) ? receivedAt : Date.now(),
-    attempt: Number.isSafeInteger(attempt) && attempt >= 1 ? attempt : 1,
+    attempt: Number.isSafeInteger(attempt) && attempt > 0 ? attempt : 1,
     traceparent: value(ATTRIBUTES.traceparent),
   };
 }

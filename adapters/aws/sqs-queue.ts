@@ -57,8 +57,8 @@ export function sqsQueue(options: SqsQueueOptions): Inbox {
     kind: 'sqs',
     durable: true,
     async put(entry): Promise<PutResult> {
-      // The id only tells the entries of one batch apart.
-      const { message, bytes } = toMessage(entry, `m${(ids = (ids + 1) % 1e9)}`, fifo, maxMessageBytes);
+      // The id only tells the entries of one batch apart (a count reaching 2^53 would take centuries of puts).
+      const { message, bytes } = toMessage(entry, `m${(ids += 1)}`, fifo, maxMessageBytes);
       await batches.send(message, bytes);
       return 'stored';
     },
