@@ -1,24 +1,15 @@
 /**
- * The consumer's memory of keys across redeliveries. SQS delivers at least once (a standard queue may hand
- * one message out twice, and a consumer cut off mid-handler gets it again), so `sqsHandler` claims each key
- * before running its handlers:
- * - `begin(key, leaseMs)` claims it for one run (`started`, with a token), unless a run completed it within
- *   the window (`done`: skipped) or another run holds an unexpired lease (`busy`: the record goes back to SQS);
- * - `complete(key, token)` marks it done until `windowMs` from then;
- * - `release(key, token)` forgets a failed run's claim, so the retry runs at once.
- * A stale token (a lease that ran out and was taken) changes nothing. Expiry is checked in code: DynamoDB's TTL
- * removes items hours late, and a memory map is swept only now and then.
+ * The consumer's memory of keys across redeliveries, in memory (the DynamoDB store is dynamo.ts). SQS delivers
+ * at least once (a standard queue may hand one message out twice, and a consumer cut off mid-handler gets it
+ * again), so `sqsHandler` claims each key before running its handlers through the idempotency port
+ * (src/delivery/idempotency.ts: begin, complete, release); a `busy` record goes back to SQS. Expiry is checked
+ * in code: DynamoDB's TTL removes items hours late, and a memory map is swept only now and then.
  */
 import { ConfigurationError, rejectUnknownOptions } from '../../src/dispatch/index.js';
-import { DEFAULT_DURABLE_WINDOW_MS, newToken } from '../../src/delivery/index.js';
+import { DEFAULT_DURABLE_WINDOW_MS, newToken, type Begin, type IdempotencyStore } from '../../src/delivery/index.js';
 
-export type Begin = { state: 'started'; token: string } | { state: 'done' } | { state: 'busy' };
-
-export interface IdempotencyStore {
-  begin(key: string, leaseMs: number): Promise<Begin>;
-  complete(key: string, token: string): Promise<void>;
-  release(key: string, token: string): Promise<void>;
-}
+// The port itself is the delivery room's (src/delivery/idempotency.ts); chat-webhooks/aws exports its types.
+export type { Begin, IdempotencyStore };
 
 export interface MemoryIdempotencyOptions {
   /** How long a completed key is remembered. @defaultValue 86400000 (24 hours) */

@@ -1,8 +1,8 @@
 /**
  * Delivery: what happens to an event between the receiver's 200 and its handlers. The `Inbox` port every store
  * implements (port.ts, the documented contract), stored events, the worker loop (claim, run, retry with backoff,
- * dead), `createWorker`, health, and who closes a shared inbox. Stores import this room only; the receiver puts
- * into it.
+ * dead), `createWorker`, health, who closes a shared inbox, and the idempotency port a queue's consumer claims
+ * keys through. Stores import only its port and stored events; the receiver puts into it.
  */
 export {
   checkState,
@@ -34,3 +34,4 @@ export type { DeliveryRetryOptions, RetryOptions, RetryPolicy } from './retry-po
 export { InboxHealth } from './health.js';
 export type { Health } from './health.js';
 export { useInbox } from './inbox-users.js';
+export type { Begin, IdempotencyStore } from './idempotency.js';
