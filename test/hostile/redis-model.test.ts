@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Inbox, InboxEntry } from '../../src/delivery/port.js';
 import { redisInbox, type RedisInboxOptions } from '../../src/stores/redis/index.js';
-import { redisPerSuite } from '../support/redis-server.js';
+import { redisPerSuite, startRedis } from '../support/redis-server.js';
 
 const redis = redisPerSuite();
 let serial = 0;
@@ -110,5 +110,51 @@ describe('puts in one batch', () => {
     const claims = [(await inbox.claim(now))!, (await inbox.claim(now))!, (await inbox.claim(now))!];
     expect(claims.find((claim) => claim.key === 'same')!.rawBody).toBe(puts[0]!.rawBody);
     expect(await inbox.claim(now)).toBeUndefined();
+  });
+});
+
+describe('Redis killed and started again on its data', () => {
+  it('with appendfsync always, every put answered stored before a kill -9 is there after, once', async () => {
+    const first = await startRedis(['--appendfsync', 'always']);
+    const prefix = `restart-${++serial}`;
+    const before = redisInbox({ url: first.url, prefix });
+    const keys = Array.from({ length: 200 }, (_, i) => `r-${i}`);
+    const answers = await Promise.all(keys.map((key) => before.put(entry(key))));
+    expect(answers).toEqual(keys.map(() => 'stored'));
+    const exited = new Promise((resolve) => first.process.once('exit', resolve));
+    first.process.kill('SIGKILL');
+    await exited;
+    await before.close();
+    const again = await startRedis(['--appendfsync', 'always'], { port: first.port, dir: first.dir });
+    try {
+      const after = open({ url: again.url, prefix });
+      expect(await after.stats()).toEqual({ pending: 200, running: 0, done: 0, dead: 0 });
+      expect(await after.put(entry('r-7'))).toBe('duplicate');
+      const claimed = new Set<string>();
+      for (let claim = await after.claim(now); claim; claim = await after.claim(now)) claimed.add(claim.key);
+      expect(claimed.size).toBe(200);
+    } finally {
+      await again.stop();
+    }
+  });
+});
+
+describe('counts in stats()', () => {
+  it('purge of done while completions run: what it counts removed and what stats() says after add up to every completion', async () => {
+    const prefix = `count-${++serial}`;
+    // The completions come from another connection (another worker): on one, Redis answers in order.
+    const [inbox, worker] = [open({ prefix }), open({ prefix })];
+    const total = 2000;
+    await Promise.all(Array.from({ length: total }, () => inbox.put(entry())));
+    const claims = await Promise.all(Array.from({ length: total }, () => worker.claim(now)));
+    let purged = 0;
+    let finished = false;
+    const completing = (async () => {
+      for (const claim of claims) await worker.complete(claim!);
+      finished = true;
+    })();
+    while (!finished) purged += await inbox.purge({ state: 'done' });
+    await completing;
+    expect(purged + (await inbox.stats()).done).toBe(total);
   });
 });
