@@ -26,6 +26,12 @@ export interface InboxKeys {
   marker(hash: string): string;
 }
 
+/**
+ * `text` as a SCAN MATCH pattern that matches only itself: a prefix `g?` unescaped would match prefix `gx`'s
+ * markers, and purging done would forget that other inbox's finished keys (their retries handled twice).
+ */
+const globLiteral = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
+
 export function inboxKeys(prefix: string): InboxKeys {
   const base = `${prefix}:inbox:`;
   return {
@@ -36,7 +42,7 @@ export function inboxKeys(prefix: string): InboxKeys {
     dead: `${base}dead`,
     doneCount: `${base}stats:done`,
     recentDone: `${base}recent-done`,
-    markerPattern: `${base}seen:*`,
+    markerPattern: `${globLiteral(base)}seen:*`,
     job: (id) => `${base}${id}`,
     marker: (hash) => `${base}seen:${hash}`,
   };
