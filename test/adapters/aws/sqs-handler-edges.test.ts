@@ -134,12 +134,25 @@ describe('sqsHandler: the lease and the deadline', () => {
   it('a handler that takes a while within the remaining time succeeds; no timer is left behind', async () => {
     const { records: batch } = await records([message('slow')]);
     const webhooks = createWebhooks({ auth: false, logger: {} });
-    webhooks.on('message_sent', () => new Promise((resolve) => setTimeout(resolve, 30)));
-    const timers = () => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
-    const before = timers();
-    const answer = await sqsHandler(webhooks)({ Records: batch }, { getRemainingTimeInMillis: () => 60_000 });
-    expect(answer).toEqual({ batchItemFailures: [] });
-    expect(timers()).toBe(before);
+    const setTimer = globalThis.setTimeout;
+    webhooks.on('message_sent', () => new Promise((resolve) => setTimer(resolve, 30)));
+    // The timers the handler's deadline sets during the call (a minute away here), and those cleared: counting
+    // every active timer of the process instead failed when another suite's timer ended during the call.
+    const deadlines: unknown[] = [];
+    vi.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
+      const timer = setTimer(callback, ms);
+      if ((ms ?? 0) > 1000) deadlines.push(timer);
+      return timer;
+    }) as typeof setTimeout);
+    const cleared = vi.spyOn(globalThis, 'clearTimeout');
+    try {
+      const answer = await sqsHandler(webhooks)({ Records: batch }, { getRemainingTimeInMillis: () => 60_000 });
+      expect(answer).toEqual({ batchItemFailures: [] });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(deadlines.length).toBeGreaterThan(0);
+    for (const timer of deadlines) expect(cleared).toHaveBeenCalledWith(timer);
   });
 
   it('without a context (no deadline), a handler that takes a while is waited for', async () => {
