@@ -6,20 +6,16 @@
  */
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sqsHandler, sqsQueue } from '../../adapters/aws/index.js';
 import { lambdaHandler } from '../../adapters/lambda/index.js';
 import { createWebhooks } from '../../src/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
-import { deliver, SqsEndpoint } from '../adapters/aws/sqs-endpoint.js';
+import { deliver, sqsPerSuite } from '../adapters/aws/sqs-endpoint.js';
 import { httpApiEvent, lambdaContext } from '../adapters/lambda-events.js';
 import { sdk } from './sdk.js';
 
-let sqs: SqsEndpoint;
-beforeAll(async () => {
-  sqs = await new SqsEndpoint().start();
-});
-afterAll(() => sqs.stop());
+const sqs = sqsPerSuite();
 
 const named = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
 

@@ -8,16 +8,12 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SendBatches } from '../../../adapters/aws/send-batches.js';
-import { SqsEndpoint, type Queue } from './sqs-endpoint.js';
+import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
 
 const LIMIT = 256 * 1024;
-let sqs: SqsEndpoint;
-beforeAll(async () => {
-  sqs = await new SqsEndpoint().start();
-});
-afterAll(() => sqs.stop());
+const sqs = sqsPerSuite();
 
 let names = 0;
 let ids = 0;

@@ -11,6 +11,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll } from 'vitest';
 import type { SqsBatchResponse, SqsEvent, SqsRecord } from '../../../adapters/aws/index.js';
 
 type Attribute = { DataType: string; StringValue?: string };
@@ -170,6 +171,16 @@ class SqsFault extends Error {
 
 /** What the endpoint does with the next requests: answer, fail (HTTP 500), or never answer. */
 export type Behaviour = 'answer' | 'fail' | 'hang';
+
+/** One endpoint for a test file, started before its tests and stopped after them: `const sqs = sqsPerSuite();`. */
+export function sqsPerSuite(): SqsEndpoint {
+  const sqs = new SqsEndpoint();
+  beforeAll(async () => {
+    await sqs.start();
+  });
+  afterAll(() => sqs.stop());
+  return sqs;
+}
 
 export class SqsEndpoint {
   readonly queues = new Map<string, Queue>();

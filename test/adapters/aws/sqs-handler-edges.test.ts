@@ -4,17 +4,13 @@
  * of the batch or forced either way, what each kind of failure reports, and no timer left behind. Records are
  * built by the local SQS endpoint (./sqs-endpoint.ts) from messages sqsQueue sent through the real SDK.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryIdempotency, sqsHandler, sqsQueue, type IdempotencyStore, type SqsHandlerOptions, type SqsRecord } from '../../../adapters/aws/index.js';
 import { ConfigurationError, createWebhooks, idempotencyKey, type HandlerContext, type ParsedWebhook, type WebhookError } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { SqsEndpoint, type Queue } from './sqs-endpoint.js';
+import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
 
-let sqs: SqsEndpoint;
-beforeAll(async () => {
-  sqs = await new SqsEndpoint().start();
-});
-afterAll(() => sqs.stop());
+const sqs = sqsPerSuite();
 afterEach(() => void vi.useRealTimers());
 
 let names = 0;

@@ -4,17 +4,13 @@
  * to the local SQS endpoint (./sqs-endpoint.ts: there is no SQS to run here).
  */
 import type { SQSBatchResponse, SQSEvent, SQSHandler } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { memoryIdempotency, sqsHandler, sqsQueue, type IdempotencyStore, type SqsHandlerOptions } from '../../../adapters/aws/index.js';
 import { createWebhooks, idempotencyKey, type HandlerContext, type ParsedWebhook, type WebhookError } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { deliver, SqsEndpoint, type Queue } from './sqs-endpoint.js';
+import { deliver, sqsPerSuite, type Queue } from './sqs-endpoint.js';
 
-let sqs: SqsEndpoint;
-beforeAll(async () => {
-  sqs = await new SqsEndpoint().start();
-});
-afterAll(() => sqs.stop());
+const sqs = sqsPerSuite();
 
 let names = 0;
 let ids = 0;

@@ -5,17 +5,13 @@
  * refuses, and read back from the records it builds.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defaultGroupId, fromRecord, toMessage, validGroupId } from '../../../adapters/aws/sqs-message.js';
 import { idempotencyKey, type InboxEntry, type ParsedWebhook } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { SqsEndpoint, type Queue } from './sqs-endpoint.js';
+import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
 
-let sqs: SqsEndpoint;
-beforeAll(async () => {
-  sqs = await new SqsEndpoint().start();
-});
-afterAll(() => sqs.stop());
+const sqs = sqsPerSuite();
 
 let names = 0;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

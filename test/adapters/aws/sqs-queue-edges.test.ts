@@ -6,17 +6,13 @@
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sqsQueue, type SqsQueueOptions } from '../../../adapters/aws/index.js';
 import { ConfigurationError, idempotencyKey, type InboxEntry } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { SqsEndpoint } from './sqs-endpoint.js';
+import { sqsPerSuite } from './sqs-endpoint.js';
 
-let sqs: SqsEndpoint;
-beforeAll(async () => {
-  sqs = await new SqsEndpoint().start();
-});
-afterAll(() => sqs.stop());
+const sqs = sqsPerSuite();
 
 let names = 0;
 let ids = 0;

@@ -6,20 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { MESSAGE_ATTRIBUTES, sqsQueue, type SqsQueueOptions } from '../../../adapters/aws/index.js';
 import { lambdaHandler } from '../../../adapters/lambda/index.js';
 import { createWebhooks, type Inbox, type ParsedWebhook, type WebhookError } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
 import { albEvent, functionUrlEvent, httpApiEvent, lambdaContext, restApiEvent, type EventInput } from '../lambda-events.js';
 import { AUTH, PASSWORD, USER, fixture } from '../status-table.js';
-import { SqsEndpoint, type Queue } from './sqs-endpoint.js';
+import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
 
-let sqs: SqsEndpoint;
-beforeAll(async () => {
-  sqs = await new SqsEndpoint().start();
-});
-afterAll(() => sqs.stop());
+const sqs = sqsPerSuite();
 
 const headers = { 'content-type': 'application/json', authorization: AUTH };
 const post = (body: string): EventInput => ({ method: 'POST', headers, body });
