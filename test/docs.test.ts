@@ -107,6 +107,23 @@ describe('the README and the guides of docs/', () => {
     expect(readme.slice(0, 600)).toContain('CometChat');
   });
 
+  it("the README's start from a clone uses the real repository, lock file and tarball name, and the AWS example a path its script writes", () => {
+    const readme = read('README.md');
+    const pkg = JSON.parse(read('package.json')) as { name: string; version: string; repository: { url: string }; scripts: Record<string, string> };
+    const clone = /```sh\n(git clone [\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(clone).toContain(`git clone ${pkg.repository.url.replace(/^git\+/, '')}`);
+    expect(clone).toMatch(/^npm ci$/m);
+    expect(tracked).toContain('package-lock.json');
+    expect(clone).toContain(`npm install ../chat-webhooks/${pkg.name}-${pkg.version}.tgz`);
+    // Before publication first, then the registry.
+    expect(readme.indexOf('git clone')).toBeLessThan(readme.indexOf('\nnpm install chat-webhooks\n'));
+    const aws = JSON.parse(read('examples/aws/package.json')) as { dependencies: Record<string, string> };
+    expect(aws.dependencies['chat-webhooks']).toMatch(/^file:vendor\/[\w.-]+\.tgz$/);
+    expect(pkg.scripts['pack:aws']).toBe('node scripts/pack-aws-example.mjs');
+    expect(read('docs/lambda-and-aws.md')).toContain('npm run pack:aws');
+    expect(read('.gitignore')).toContain('examples/aws/vendor/');
+  });
+
   it('every guide opens with its title and a short introduction', () => {
     for (const guide of guides) {
       const [title, blank, intro] = read(guide).split('\n');
