@@ -235,7 +235,7 @@ function render(rows, putCost) {
     'drifts by up to 2× within a minute: the neighbouring runs see the same moments.',
     `Each receiver: node:http + createWebhooks({ inbox }), pinned to core 0; autocannon on core 1; redis-server and PostgreSQL ${redisCore() === undefined ? 'unpinned' : `on core ${redisCore()}${redisCore() === '1' ? ' (beside autocannon: this machine has no third core)' : ''}`},`,
     'AOF on (appendfsync everysec). A 200 is sent only after the commit. `receive`: `consume: false`, the deployment where',
-    'workers run elsewhere (for Redis, the one the README shows). `consume`: the same process also runs the handlers (its',
+    'workers run elsewhere (for Redis, the one docs/durable-delivery.md shows). `consume`: the same process also runs the handlers (its',
     'in-process worker, 16 at a time). The targets are on acknowledgements per second, as issue 11 sets them. A receiver',
     'that also handles may acknowledge faster than it handles: after each run it is given time to handle what it',
     'acknowledged, and "sustained" is acks over load time plus that time (the rate it could keep up for good). CPU per',

@@ -1,8 +1,8 @@
 /**
- * Renders the README's performance section (between `<!-- bench:start -->` and `<!-- bench:end -->`) from
- * bench/results/http.json and, when counted, bench/results/instructions.json: `node bench/readme-section.mjs` prints it,
- * `--write` puts it in README.md.
- * Not run by `npm run bench`, so a local run never edits the README by itself.
+ * Renders the performance guide's figures (docs/performance.md, between `<!-- bench:start -->` and
+ * `<!-- bench:end -->`) from bench/results/http.json and, when counted, bench/results/instructions.json:
+ * `node bench/readme-section.mjs` prints it, `--write` puts it in docs/performance.md (its links are relative to docs/).
+ * Not run by `npm run bench`, so a local run never edits the guide by itself.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -58,15 +58,15 @@ const lambdaCount =
     : null;
 const counts = [pair('bare-node', 'ours-node', 'node:http', 0.92), pair('bare-fastify', 'ours-fastify', 'Fastify', 0.95), lambdaCount].filter(Boolean);
 const countsText = counts.length
-  ? `Counted, which load does not sway ([bench/results/instructions.md](bench/results/instructions.md), \`npm run bench:instructions\`: valgrind's simulated cycles per request, instructions + 10 × L1 misses + 100 × last-level misses + 15 × mispredicted branches, with \`Content-Type: Application/json\` as the platform sends it): ${counts.join('; ')}.`
+  ? `Counted, which load does not sway ([bench/results/instructions.md](../bench/results/instructions.md), \`npm run bench:instructions\`: valgrind's simulated cycles per request, instructions + 10 × L1 misses + 100 × last-level misses + 15 × mispredicted branches, with \`Content-Type: Application/json\` as the platform sends it): ${counts.join('; ')}.`
   : null;
 
 const section = [
-  '`npm run bench` builds the package. It runs the micro suite (`bench/micro.mjs`), then benchmarks every adapter over HTTP next to the bare framework it plugs into and next to `@octokit/webhooks`. Each server runs in its own process pinned to one core; autocannon runs pinned to the other. The same ~1 KB `message_sent` body goes to every server, made distinct per request, and our servers also get a valid Basic auth header. Each pair runs 3 interleaved rounds of 5 s, after a 2 s warm-up. The suite also measures memory (RSS over 20 000 requests, allocation per request) and takes a CPU profile of the node:http path. Last, it runs the inboxes side by side (`npm run bench:inboxes`, which needs `redis-server`). It takes about 11 minutes. `BENCH_QUICK=1 npm run bench` gives a short run. See [bench/README.md](bench/README.md) for the method.',
+  '`npm run bench` builds the package. It runs the micro suite (`bench/micro.mjs`), then benchmarks every adapter over HTTP next to the bare framework it plugs into and next to `@octokit/webhooks`. Each server runs in its own process pinned to one core; autocannon runs pinned to the other. The same ~1 KB `message_sent` body goes to every server, made distinct per request, and our servers also get a valid Basic auth header. Each pair runs 3 interleaved rounds of 5 s, after a 2 s warm-up. The suite also measures memory (RSS over 20 000 requests, allocation per request) and takes a CPU profile of the node:http path. Last, it runs the inboxes side by side (`npm run bench:inboxes`, which needs `redis-server`). It takes about 11 minutes. `BENCH_QUICK=1 npm run bench` gives a short run. See [bench/README.md](../bench/README.md) for the method.',
   '',
-  `Last committed run: [bench/results/latest.md](bench/results/latest.md) (full table, diagnostics, memory), [bench/results/profile.md](bench/results/profile.md) (CPU profile). Conditions: ${result.date.slice(0, 10)}, node ${result.node}, ${result.machine.cpus} × ${result.machine.cpuModel}, library at \`${result.git?.commit.slice(0, 7) ?? '?'}\`.`,
+  `Last committed run: [bench/results/latest.md](../bench/results/latest.md) (full table, diagnostics, memory), [bench/results/profile.md](../bench/results/profile.md) (CPU profile). Conditions: ${result.date.slice(0, 10)}, node ${result.node}, ${result.machine.cpus} × ${result.machine.cpuModel}, library at \`${result.git?.commit.slice(0, 7) ?? '?'}\`.`,
   '',
-  '![Throughput ratios of the adapters](bench/results/ratios.svg)',
+  '![Throughput ratios of the adapters](../bench/results/ratios.svg)',
   '',
   '| adapter | throughput vs the bare framework | vs @octokit/webhooks `createNodeMiddleware` |',
   '| --- | --- | --- |',
@@ -84,13 +84,13 @@ const section = [
 ].join('\n');
 
 if (process.argv.includes('--write')) {
-  const readmeUrl = new URL('../README.md', import.meta.url);
-  const readme = readFileSync(readmeUrl, 'utf8');
-  const start = readme.indexOf('<!-- bench:start -->');
-  const end = readme.indexOf('<!-- bench:end -->');
-  if (start === -1 || end === -1) throw new Error('README.md has no bench markers');
-  writeFileSync(readmeUrl, `${readme.slice(0, start)}<!-- bench:start -->\n${section}\n${readme.slice(end)}`);
-  console.log('README.md performance section updated');
+  const guideUrl = new URL('../docs/performance.md', import.meta.url);
+  const guide = readFileSync(guideUrl, 'utf8');
+  const start = guide.indexOf('<!-- bench:start -->');
+  const end = guide.indexOf('<!-- bench:end -->');
+  if (start === -1 || end === -1) throw new Error('docs/performance.md has no bench markers');
+  writeFileSync(guideUrl, `${guide.slice(0, start)}<!-- bench:start -->\n${section}\n${guide.slice(end)}`);
+  console.log('docs/performance.md figures updated');
 } else {
   console.log(section);
 }

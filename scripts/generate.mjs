@@ -1,12 +1,13 @@
-// Regenerates what derives from the registry and the fixtures: the README's trigger, status and key tables
-// and docs/design.md's status table (scripts/tables.mjs), the README's table of contents (scripts/readme-toc.mjs) and src/testing/generated/samples.ts (the fixtures embedded for chat-webhooks/testing);
+// Regenerates what derives from the registry and the fixtures: the trigger, status and key tables of the guides
+// that hold them (docs/handlers.md, docs/durable-delivery.md) and docs/design.md's status table
+// (scripts/tables.mjs), the README's table of contents (scripts/readme-toc.mjs) and src/testing/generated/samples.ts (the fixtures embedded for chat-webhooks/testing);
 // and package.json's entry points written out in full from its `exports` (scripts/exports.mjs).
 // `node scripts/generate.mjs --check` fails instead of writing when anything is out of date.
 import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { withEntryPoints } from './exports.mjs';
 import { withToc } from './readme-toc.mjs';
-import { withDesignTables, withTables } from './tables.mjs';
+import { tableFiles, withDesignTables, withTables } from './tables.mjs';
 
 const root = new URL('../', import.meta.url);
 // Emit without type checking: the checks include the very file this regenerates, which may be stale.
@@ -30,9 +31,12 @@ export function samplesModule() {
 }
 
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
+const read = (file) => readFileSync(new URL(file, root), 'utf8');
+const guides = [...new Set(Object.values(tableFiles))];
 const outputs = {
   'package.json': `${JSON.stringify(withEntryPoints(pkg), null, 2)}\n`,
-  'README.md': withToc(withTables(readFileSync(new URL('README.md', root), 'utf8'), { registry, triggers, idempotencyFields })),
+  'README.md': withToc(read('README.md')),
+  ...Object.fromEntries(guides.map((file) => [file, withTables(read(file), { registry, triggers, idempotencyFields }, file)])),
   'docs/design.md': withDesignTables(readFileSync(new URL('docs/design.md', root), 'utf8')),
   'src/testing/generated/samples.ts': samplesModule(),
 };

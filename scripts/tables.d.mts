@@ -8,5 +8,6 @@ interface Events {
 export declare function triggerTable(events: Pick<Events, 'registry' | 'triggers'>): string;
 export declare function statusTableText(): string;
 export declare function keysTable(events: Pick<Events, 'idempotencyFields'>): string;
-export declare function withTables(readme: string, events: Events): string;
+export declare const tableFiles: Readonly<Record<'triggers' | 'status' | 'keys', string>>;
+export declare function withTables(text: string, events: Events, file: string): string;
 export declare function withDesignTables(design: string): string;

@@ -1,10 +1,10 @@
-// The generated tables of README.md and docs/design.md, each rendered from its one source: the trigger table
-// from the registry, the status table from `statusTable` below (the receiver's answers, as
-// test/adapters/status-table.ts checks them), the key table from the idempotency fields.
+// The generated tables of the guides (docs/*.md, which one per `tableFiles`) and of docs/design.md, each
+// rendered from its one source: the trigger table from the registry, the status table from `statusTable` below
+// (the receiver's answers, as test/adapters/status-table.ts checks them), the key table from the idempotency fields.
 
 /**
  * How a request is answered: situation, status, then what else happens. The one written form of the status
- * table; README.md and docs/design.md carry it as rendered here, and test/adapters/status-table.ts runs it
+ * table; docs/handlers.md and docs/design.md carry it as rendered here, and test/adapters/status-table.ts runs it
  * through every adapter.
  */
 export const statusTable = [
@@ -81,8 +81,11 @@ export function statusTableText() {
   return ['| situation | status | then |', '|---|---|---|', ...rows].join('\n');
 }
 
+/** Which guide holds each generated table, between its markers. */
+export const tableFiles = { triggers: 'docs/handlers.md', status: 'docs/handlers.md', keys: 'docs/durable-delivery.md' };
+
 /** The text between a pair of markers replaced by `table`. */
-function replaceBetween(text, name, table, file = 'README.md') {
+function replaceBetween(text, name, table, file) {
   const { start, end } = marker(name);
   const from = text.indexOf(start);
   const to = text.indexOf(end);
@@ -90,13 +93,14 @@ function replaceBetween(text, name, table, file = 'README.md') {
   return `${text.slice(0, from)}${start}\n${table}\n${end}${text.slice(to + end.length)}`;
 }
 
-/** The README with its generated tables rendered afresh. */
-export function withTables(readme, events) {
-  const tables = replaceBetween(replaceBetween(readme, 'triggers', triggerTable(events)), 'status', statusTableText());
-  return replaceBetween(tables, 'keys', keysTable(events));
+/** `file` (a path of `tableFiles`) with the generated tables it holds rendered afresh. */
+export function withTables(text, events, file) {
+  const render = { triggers: () => triggerTable(events), status: statusTableText, keys: () => keysTable(events) };
+  const names = Object.keys(tableFiles).filter((name) => tableFiles[name] === file);
+  return names.reduce((rendered, name) => replaceBetween(rendered, name, render[name](), file), text);
 }
 
-/** docs/design.md with its status table rendered afresh: the same table as the README's. */
+/** docs/design.md with its status table rendered afresh: the same table as docs/handlers.md's. */
 export function withDesignTables(design) {
   return replaceBetween(design, 'status', statusTableText(), 'docs/design.md');
 }

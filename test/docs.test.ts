@@ -1,10 +1,12 @@
 /**
  * The design document the code cites is in the repository: every citation names docs/design.md, which
  * exists, and no file cites the upper-case design file of the shared folder, which the repository lacks.
+ * The README and the guides of docs/ link only to files and headings that exist, and the README links every guide.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { anchor } from '../scripts/readme-toc.mjs';
 
 const root = new URL('../', import.meta.url);
 // Spelled in two parts so that this file does not cite it.
@@ -83,5 +85,68 @@ describe('SECURITY.md, CHANGELOG.md, packing', () => {
   it('npm pack builds first, so a tarball never holds a stale dist/', () => {
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
     expect(pkg.scripts.prepack).toMatch(/scripts\/build\.mjs|npm run build/);
+  });
+});
+
+describe('the README and the guides of docs/', () => {
+  const read = (file: string) => readFileSync(new URL(file, root), 'utf8');
+  const guides = readdirSync(new URL('docs/', root)).filter((entry) => entry.endsWith('.md')).sort().map((entry) => `docs/${entry}`);
+  const documents = ['README.md', ...guides];
+  /** The text outside fenced code blocks and inline code, where a link is a link. */
+  const prose = (markdown: string) => markdown.replace(/^```[\s\S]*?^```\s*$/gm, '').replace(/`[^`\n]*`/g, '');
+  /** GitHub's anchors of every heading of a Markdown text. */
+  const anchors = (markdown: string) => {
+    const seen = new Map<string, number>();
+    return new Set([...prose(markdown).matchAll(/^#{1,6} (.+?)\s*$/gm)].map((match) => anchor(match[1]!, seen)));
+  };
+
+  it('the README is short enough to read to the end, and links every guide', () => {
+    const readme = read('README.md');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(400);
+    expect(guides.filter((guide) => !readme.includes(`](${guide})`))).toEqual([]);
+    expect(readme.slice(0, 600)).toContain('CometChat');
+  });
+
+  it("the README's start from a clone uses the real repository, lock file and tarball name, and the AWS example a path its script writes", () => {
+    const readme = read('README.md');
+    const pkg = JSON.parse(read('package.json')) as { name: string; version: string; repository: { url: string }; scripts: Record<string, string> };
+    const clone = /```sh\n(git clone [\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    expect(clone).toContain(`git clone ${pkg.repository.url.replace(/^git\+/, '')}`);
+    expect(clone).toMatch(/^npm ci$/m);
+    expect(tracked).toContain('package-lock.json');
+    expect(clone).toContain(`npm install ../chat-webhooks/${pkg.name}-${pkg.version}.tgz`);
+    // Before publication first, then the registry.
+    expect(readme.indexOf('git clone')).toBeLessThan(readme.indexOf('\nnpm install chat-webhooks\n'));
+    const aws = JSON.parse(read('examples/aws/package.json')) as { dependencies: Record<string, string> };
+    expect(aws.dependencies['chat-webhooks']).toMatch(/^file:vendor\/[\w.-]+\.tgz$/);
+    expect(pkg.scripts['pack:aws']).toBe('node scripts/pack-aws-example.mjs');
+    expect(read('docs/lambda-and-aws.md')).toContain('npm run pack:aws');
+    expect(read('.gitignore')).toContain('examples/aws/vendor/');
+  });
+
+  it('every guide opens with its title and a short introduction', () => {
+    for (const guide of guides) {
+      const [title, blank, intro] = read(guide).split('\n');
+      expect(title, guide).toMatch(/^# \S/);
+      expect(blank, guide).toBe('');
+      expect(intro, guide).toMatch(/^[A-Za-z`[]/);
+    }
+  });
+
+  it('every relative link names a file that exists (a folder fails npm run docs), and every anchor a heading there', () => {
+    const broken: string[] = [];
+    for (const document of documents) {
+      for (const [, target] of prose(read(document)).matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/.test(target!)) continue;
+        const [path, hash] = target!.split('#') as [string, string | undefined];
+        const url = path ? new URL(path, new URL(document, root)) : new URL(document, root);
+        if (!existsSync(url) || !statSync(url).isFile()) {
+          broken.push(`${document}: ${target} (no such file)`);
+        } else if (hash !== undefined && url.pathname.endsWith('.md') && !anchors(readFileSync(url, 'utf8')).has(hash)) {
+          broken.push(`${document}: ${target} (no such heading)`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
   });
 });

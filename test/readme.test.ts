@@ -1,6 +1,6 @@
 /**
- * The README's code is what a user pastes first, so every `js`/`ts` block of it is checked as the user would
- * run it, against the BUILT package resolved by name (the blocks are written into a folder inside this
+ * The README's and the guides' code is what a user pastes first, so every `js`/`ts` block of README.md and of
+ * every docs/*.md is checked as the user would run it, all in one folder against one build, against the BUILT package resolved by name (the blocks are written into a folder inside this
  * repository, so `chat-webhooks` resolves to it by self-reference through package.json's `exports`):
  * - a block runs to exit code 0 with node (a `ts` block after type-checking under `strict` and stripping its
  *   types), with the environment variables the README tells users to set, and Redis when it reads REDIS_URL;
@@ -13,7 +13,7 @@
  */
 import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,9 +23,13 @@ import { codeBlocks, MARKING_HELP, type CodeBlock } from './support/readme-block
 import { freePort, startRedis, type RedisServer } from './support/redis-server.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
-const blocks = codeBlocks(readFileSync(join(root, 'README.md'), 'utf8'));
+const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter((entry) => entry.endsWith('.md')).sort().map((entry) => `docs/${entry}`)];
+const blocks = documents.flatMap((document) => codeBlocks(readFileSync(join(root, document), 'utf8'), document));
 const checked = blocks.filter((block) => block.kind !== 'fragment');
-const name = (block: CodeBlock) => `README.md line ${block.line} (${block.lang}${block.kind === 'server' ? ', server' : ''})`;
+const name = (block: CodeBlock) => `${block.file} line ${block.line} (${block.lang}${block.kind === 'server' ? ', server' : ''})`;
+// A block's file name says where it comes from: docs/cli.md line 12 is block-docs_cli_md-12.
+const slug = (document: string) => document.replace(/[^\w]/g, '_');
+const documentOf = new Map(documents.map((document) => [slug(document), document]));
 
 // What the README tells users to set (credentials, the platform's ids), with values for a local run.
 const env: NodeJS.ProcessEnv = {
@@ -51,7 +55,7 @@ const env: NodeJS.ProcessEnv = {
 
 let folder: string;
 let redis: RedisServer | undefined;
-const file = (block: CodeBlock, ext: string) => join(folder, `block-${block.line}.${ext}`);
+const file = (block: CodeBlock, ext: string) => join(folder, `block-${slug(block.file)}-${block.line}.${ext}`);
 
 beforeAll(async () => {
   if (!existsSync(join(root, 'dist/src/index.js'))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
@@ -74,7 +78,9 @@ afterAll(async () => {
 });
 
 describe('README code blocks', () => {
-  it('has blocks that run and a server among them (so this suite cannot pass on nothing)', () => {
+  it('has blocks that run and a server among them, in the README and in the guides (so this suite cannot pass on nothing)', () => {
+    expect(documents.length).toBeGreaterThan(5);
+    expect(new Set(checked.map((block) => block.file)).size).toBeGreaterThan(3);
     expect(checked.filter((block) => block.kind === 'typecheck' && block.lang !== 'ts').map(name), 'only ts blocks can be <!-- typecheck -->').toEqual([]);
     expect(checked.filter((block) => block.kind === 'run').length).toBeGreaterThanOrEqual(3);
     expect(checked.filter((block) => block.kind === 'server').length).toBeGreaterThanOrEqual(1);
@@ -94,7 +100,10 @@ describe('README code blocks', () => {
     };
     writeFileSync(join(folder, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
     const tsc = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-p', folder], { encoding: 'utf8' });
-    const output = `${tsc.stdout}${tsc.stderr}`.replace(/\S*block-(\d+)\.mts\((\d+),/g, (_all, line: string, row: string) => `README.md:${Number(line) + Number(row)} (`);
+    const output = `${tsc.stdout}${tsc.stderr}`.replace(
+      /\S*block-(\w+)-(\d+)\.mts\((\d+),/g,
+      (_all, document: string, line: string, row: string) => `${documentOf.get(document) ?? document}:${Number(line) + Number(row)} (`,
+    );
     expect(output, MARKING_HELP).toBe('');
     expect(tsc.status).toBe(0);
   }, 60_000);

@@ -33,7 +33,7 @@ export interface WorkerOptions {
   handlerTimeoutMs?: number;
   /** pino-compatible. Default: warnings and errors on the console. */
   logger?: WebhookLogger;
-  /** Traces and metrics of every attempt: `openTelemetry()` from `chat-webhooks/otel`. See README, "Observability". */
+  /** Traces and metrics of every attempt: `openTelemetry()` from `chat-webhooks/otel`. See the [observability guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/observability.md). */
   telemetry?: Telemetry;
   /**
    * `close()` closes the inbox once no other receiver or worker of this process uses it, so that nothing
@@ -52,7 +52,7 @@ export interface Worker extends HandlerRegistry {
    * other receiver or worker of this process uses it (see `closeInbox`), and resolves.
    */
   close(): Promise<void>;
-  /** Whether the worker can work: from its latest claims and writes (see README, "Health"). */
+  /** Whether the worker can work: from its latest claims and writes (see the [observability guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/observability.md#health)). */
   health(): Promise<Health>;
 }
 

@@ -8,7 +8,7 @@
  */
 import type { ParsedWebhook } from './types.js';
 
-/** Paths into `data`, per trigger; the README's table of keys is this object. */
+/** Paths into `data`, per trigger; the key table of docs/durable-delivery.md is this object. */
 export const idempotencyFields: Readonly<Record<string, readonly (readonly string[])[]>> = Object.freeze({
   message_sent: [['message', 'id']],
   call_initiated: [['call', 'id'], ['call', 'sentAt']],

@@ -1,7 +1,7 @@
 /**
  * The one registry of triggers: each trigger id maps to the schema of its `data` (spec 6.3).
  * Everything else derives from it: the `triggers` tuple, the `Trigger` and event types, envelope
- * validation, fixtures' checks and the README's trigger table. Adding a trigger is one entry here.
+ * validation, fixtures' checks and the trigger table of docs/handlers.md. Adding a trigger is one entry here.
  */
 import { z } from 'zod';
 import {

@@ -66,7 +66,7 @@ export interface WebhooksOptions {
   /**
    * Store each event in this inbox before answering 200. A duplicate within the inbox's window is answered
    * 200 and reaches onDuplicate only; a failed or slow commit is answered 503 with Retry-After and reaches
-   * onError (`inbox_failed`). See README, "Durable delivery".
+   * onError (`inbox_failed`). See the [durable delivery guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/durable-delivery.md).
    * @example sqliteInbox({ path: './.data/inbox.db' })
    */
   inbox?: Inbox;
@@ -95,7 +95,7 @@ export interface WebhooksOptions {
   commitTimeoutMs?: number;
   /**
    * Per-trigger idempotency keys replacing the documented ones; what a function returns goes after
-   * `<appId>:<webhook id>:<trigger>:`. See README, "Idempotency keys".
+   * `<appId>:<webhook id>:<trigger>:`. See the [durable delivery guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/durable-delivery.md#idempotency-keys).
    * @example { message_sent: (event) => event.data.message.id }
    */
   idempotencyKeys?: IdempotencyKeys;
@@ -116,7 +116,7 @@ export interface WebhooksOptions {
   /**
    * Traces and metrics of every delivery, commit and handler run: `openTelemetry()` from
    * `chat-webhooks/otel`, or your own implementation of its hooks. Unset: nothing is measured and the
-   * receive path does no extra work. See README, "Observability".
+   * receive path does no extra work. See the [observability guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/observability.md).
    * @example openTelemetry({ tracerProvider, meterProvider })
    */
   telemetry?: Telemetry;

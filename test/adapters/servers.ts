@@ -24,7 +24,7 @@ async function listen(server: Server) {
   };
 }
 
-/** Each adapter at POST /webhooks, as its README section mounts it. */
+/** Each adapter at POST /webhooks, as the README and docs/frameworks.md mount it. */
 export const servers: Record<'node' | 'express' | 'fastify', Start> = {
   node: (webhooks) => listen(createServer(nodeMiddleware(webhooks))),
   express: (webhooks) => {

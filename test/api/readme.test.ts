@@ -1,5 +1,5 @@
 /**
- * The README's "Calling the platform" examples stay true to the code: each block parses, imports only names
+ * The REST clients guide's examples (docs/rest-clients.md) stay true to the code: each block parses, imports only names
  * the built `chat-webhooks/api` exports, and the form builder block runs as written.
  */
 import { execFileSync } from 'node:child_process';
@@ -8,9 +8,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { form } from '../../src/api/index.js';
 
 const root = new URL('../../', import.meta.url);
-const readme = readFileSync(new URL('README.md', root), 'utf8');
-const section = readme.slice(readme.indexOf('## Calling the platform'), readme.indexOf('\n## ', readme.indexOf('## Calling the platform') + 1));
-const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
+const guide = readFileSync(new URL('docs/rest-clients.md', root), 'utf8');
+const blocks = [...guide.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]!);
 
 /** Runs (or only checks) a block as an ES module inside the package, so `chat-webhooks/*` resolves by name. */
 function runBlock(code: string, check: boolean): string {
@@ -23,7 +22,7 @@ function runBlock(code: string, check: boolean): string {
   }
 }
 
-describe('README: Calling the platform', () => {
+describe('docs/rest-clients.md: calling the platform', () => {
   beforeAll(() => {
     if (!existsSync(new URL('dist/src/api/index.js', root))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
   }, 120_000);

@@ -8,15 +8,18 @@
 //               bundler resolution, by TypeScript 7 and TypeScript 5, then run;
 //   peerless/   the package installed with none of its optional peers: import and require() of every entry
 //               either load or say which peer to install (the exact sentence), and the declarations of the
-//               entries with peers compile with skipLibCheck off (TypeScript 7).
-// `--peerless` runs only the last (quick, current Node only).
+//               entries with peers compile with skipLibCheck off (TypeScript 7); there too, the README's
+//               30-second start: its server.mjs, in an app holding only the tarball, answers `chat-webhooks send`;
+//   examples/aws/ installed as `sam build` installs it, the tarball at the path its package.json names.
+// `--peerless` runs only peerless/ (quick, current Node only).
 // The other Nodes and TypeScript 5 come from toolchains/ (installed on first use; linux-x64 only for Node),
 // attw and publint from tools/packaging/ (`npm run setup:packaging`, which `npm run test:consumers` runs first).
 // Ends with "N passed, N failed"; exits 1 if any check failed.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -51,6 +54,52 @@ function checkPeerless(tarball) {
   check('without its optional peers, TypeScript 7 compiles the stores\' declarations with skipLibCheck off', bin(root, 'tsc'), ['-p', folder]);
 }
 
+/** The README's 30-second start as a newcomer follows it: its server block saved as server.mjs in `folder`
+ * (an app holding the tarball and nothing else), started, sent an event by the installed `chat-webhooks send`. */
+async function checkReadmeStart(folder) {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const code = /<!-- server: prints the text -->\n```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  writeFileSync(join(folder, 'server.mjs'), code.replace('listen(3000)', `listen(${port})`));
+  const env = { ...process.env, WEBHOOK_USERNAME: 'app', WEBHOOK_PASSWORD: 's3cret', NO_COLOR: '1' };
+  const server = spawn(process.execPath, ['server.mjs'], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of [server.stdout, server.stderr]) stream.on('data', (chunk) => (output += chunk));
+  const text = `hello from the 30-second start ${process.pid}`;
+  const send = [join(folder, 'node_modules', '.bin', 'chat-webhooks'), 'send', 'message_sent', '--url', `http://127.0.0.1:${port}/webhooks`,
+    '--user', 'app', '--password', 's3cret', '--set', `data.message.data.text=${text}`, '--json', '--no-progress'];
+  let sent = { status: null, stdout: '' };
+  for (let tries = 0; tries < 50 && sent.status !== 0 && server.exitCode === null; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    sent = spawnSync(send[0], send.slice(1), { cwd: folder, env, encoding: 'utf8' });
+  }
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  server.kill('SIGTERM');
+  const ok = code.includes("from 'chat-webhooks'") && sent.status === 0 && /"status":200/.test(sent.stdout) && output.includes(text);
+  results.push(ok);
+  console.log(`${ok ? '✓' : '✗'} the README's 30-second start: server.mjs in an app holding only the tarball answers chat-webhooks send with 200 and prints the text`);
+  if (!ok) console.log(`${sent.stdout ?? ''}${sent.stderr ?? ''}\nserver: ${output}`.trim().replace(/^/gm, '    '));
+}
+
+/** examples/aws installed as `sam build` installs it: the tarball at the path its package.json names, then npm install. */
+function checkAwsExample(tarball) {
+  const folder = join(work, 'aws');
+  cpSync(join(root, 'examples', 'aws'), folder, { recursive: true, filter: (source) => !/[/\\](vendor|node_modules|\.aws-sam)$/.test(source) });
+  const spec = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')).dependencies['chat-webhooks'];
+  const target = join(folder, spec.replace(/^file:/, ''));
+  mkdirSync(dirname(target), { recursive: true });
+  cpSync(tarball, target);
+  console.log('installing examples/aws with the tarball where its package.json expects it');
+  npm(['install', '--prefer-offline', '--no-package-lock'], folder);
+  check('examples/aws: installed from its file: dependency, chat-webhooks/aws and chat-webhooks/lambda load', process.execPath,
+    ['--input-type=module', '-e', "await import('chat-webhooks/aws'); await import('chat-webhooks/lambda'); console.log('loaded')"], { cwd: folder, expect: /loaded/ });
+}
+
 class Done extends Error {}
 
 const work = mkdtempSync(join(tmpdir(), 'chat-webhooks-consumers-'));
@@ -60,7 +109,9 @@ try {
   const tarball = join(work, npm(['pack', '--ignore-scripts', '--pack-destination', work], root).trim().split('\n').pop());
 
   checkPeerless(tarball);
+  await checkReadmeStart(join(work, 'peerless'));
   if (process.argv.includes('--peerless')) throw new Done();
+  checkAwsExample(tarball);
 
   check('@arethetypeswrong/cli: every entry resolves with types under node10, node16 (CJS and ESM) and bundler', bin(packaging, 'attw'), [tarball]);
   check('publint --strict', bin(packaging, 'publint'), ['run', tarball, '--strict']);

@@ -1,5 +1,5 @@
 /**
- * The fetch adapter's status table under each runtime the README names, against the BUILT package:
+ * The fetch adapter's status table under each runtime docs/fetch-runtimes.md names, against the BUILT package:
  * each runtime runs ./fetch-table.mjs, which imports `chat-webhooks` and `chat-webhooks/fetch` by package name,
  * and every row must pass. Bun, Deno and workerd come from npm into tools/runtimes/ (`npm run setup:runtimes`,
  * which .ci/run runs): without them only Node runs, and the others fail in CI and are skipped elsewhere

@@ -10,6 +10,8 @@
 export type BlockKind = 'run' | 'fragment' | 'typecheck' | 'server';
 
 export interface CodeBlock {
+  /** The Markdown file, relative to the repository: README.md or docs/<guide>.md. */
+  file: string;
   /** 1-based line of the opening fence. */
   line: number;
   lang: 'js' | 'ts';
@@ -29,7 +31,7 @@ const CHECKED = new Map<string, CodeBlock['lang']>([
 ]);
 
 export const MARKING_HELP =
-  'A README block that is not meant to run as it is must say so on the line right before its fence: ' +
+  'A block of the README or of a guide that is not meant to run as it is must say so on the line right before its fence: ' +
   '<!-- fragment --> (not run), <!-- typecheck --> (ts: type-checked, not run), <!-- server --> (started and sent a delivery), or ' +
   '<!-- server: prints the text --> (and must print the message text); see test/support/readme-blocks.ts.';
 
@@ -41,19 +43,19 @@ function kindOf(marker: string, info: string): Pick<CodeBlock, 'kind' | 'printsT
   return { kind: 'run', printsText: false };
 }
 
-/** Every js/ts block of the text, in order. */
-export function codeBlocks(markdown: string): CodeBlock[] {
+/** Every js/ts block of the text, in order; `file` names it in messages. */
+export function codeBlocks(markdown: string, file = 'README.md'): CodeBlock[] {
   const lines = markdown.split('\n');
   const blocks: CodeBlock[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = /^```(\w+)?(.*)$/.exec(lines[i] ?? '');
     if (!open) continue;
     const end = lines.findIndex((text, j) => j > i && /^```\s*$/.test(text));
-    if (end < 0) throw new Error(`README.md line ${i + 1}: a code block that is never closed`);
+    if (end < 0) throw new Error(`${file} line ${i + 1}: a code block that is never closed`);
     const lang = CHECKED.get(open[1] ?? '');
     if (lang) {
       const { kind, printsText } = kindOf(lines[i - 1] ?? '', open[2] ?? '');
-      blocks.push({ line: i + 1, lang, kind, printsText, code: `${lines.slice(i + 1, end).join('\n')}\n` });
+      blocks.push({ file, line: i + 1, lang, kind, printsText, code: `${lines.slice(i + 1, end).join('\n')}\n` });
     }
     i = end;
   }

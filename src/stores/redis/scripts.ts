@@ -4,7 +4,7 @@
  * called as ioredis commands (EVALSHA, EVAL once after Redis restarted).
  *
  * They are the inbox's data model (src/stores/redis/keys.ts): nothing of BullMQ's, so a BullMQ release changes
- * nothing here, and BullMQ's dashboards do not read it (README "Redis").
+ * nothing here, and BullMQ's dashboards do not read it ([durable delivery guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/durable-delivery.md#redis-settings-for-durability)).
  */
 import { readFileSync } from 'node:fs';
 
