@@ -6,6 +6,7 @@
  */
 import type { ChatClient } from '../api/index.js';
 import type { Webhooks } from '../receive/index.js';
+import type { ReconcileTelemetry, Telemetry } from '../telemetry/hooks.js';
 import { rebuild, type EnvelopeParts } from './rebuild.js';
 import { walkMessages } from './walk.js';
 
@@ -22,6 +23,8 @@ export interface ReconcileOptions extends EnvelopeParts {
   signal?: AbortSignal;
   /** Called after each page with the figures so far. */
   onProgress?(report: Readonly<ReconcileReport>): void;
+  /** `openTelemetry()` (chat-webhooks/otel), as the receiver's: a span per run, `chat_webhooks.reconciled` by outcome. */
+  telemetry?: Telemetry;
 }
 
 export interface ReconcileReport {
@@ -51,10 +54,22 @@ export interface ReconcileReport {
  * ```
  */
 export async function reconcile(options: ReconcileOptions): Promise<ReconcileReport> {
-  const { webhooks, signal } = options;
   const window = windowOf(options);
-  const parts: EnvelopeParts = { appId: options.appId, region: options.region, webhook: options.webhook };
+  const run = options.telemetry?.reconcile?.({ ...window, appId: options.appId, webhook: options.webhook });
   const report: ReconcileReport = { listed: 0, recovered: 0, duplicates: 0, skipped: 0, pages: 0, throttled: 0, skippedByKind: {} };
+  try {
+    await walkWindow(options, window, report, run);
+  } catch (error) {
+    run?.end(figuresOf(report), error);
+    throw error;
+  }
+  run?.end(figuresOf(report));
+  return report;
+}
+
+async function walkWindow(options: ReconcileOptions, window: { since: number; until: number }, report: ReconcileReport, run: ReconcileTelemetry | undefined): Promise<void> {
+  const { webhooks, signal } = options;
+  const parts: EnvelopeParts = { appId: options.appId, region: options.region, webhook: options.webhook };
   const onPage = (pages: number, throttled: number) => {
     Object.assign(report, { pages, throttled });
     options.onProgress?.(report);
@@ -67,14 +82,20 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
     if (sentAt < window.since || sentAt > window.until) continue;
     report.listed++;
     const rebuilt = rebuild(message, parts);
-    if ('kind' in rebuilt) skip(report, rebuilt.kind);
-    else if (batch.push(rebuilt.body) === IN_FLIGHT) {
-      await redeliverAll(webhooks, batch, report, signal);
+    if ('kind' in rebuilt) {
+      skip(report, rebuilt.kind);
+      run?.counted('skipped', 1);
+    } else if (batch.push(rebuilt.body) === IN_FLIGHT) {
+      await redeliverAll(webhooks, batch, report, signal, run);
       batch = [];
     }
   }
-  await redeliverAll(webhooks, batch, report, signal);
-  return report;
+  await redeliverAll(webhooks, batch, report, signal, run);
+}
+
+/** The report's whole numbers, for the run's span. */
+function figuresOf({ skippedByKind: _, ...figures }: ReconcileReport): Record<string, number> {
+  return figures;
 }
 
 /**
@@ -84,14 +105,24 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
  */
 const IN_FLIGHT = 64;
 
-async function redeliverAll(webhooks: ReconcileOptions['webhooks'], bodies: string[], report: ReconcileReport, signal: AbortSignal | undefined): Promise<void> {
+async function redeliverAll(
+  webhooks: ReconcileOptions['webhooks'],
+  bodies: string[],
+  report: ReconcileReport,
+  signal: AbortSignal | undefined,
+  run: ReconcileTelemetry | undefined,
+): Promise<void> {
   if (signal?.aborted) throw signal.reason;
   const results = await Promise.all(bodies.map((body) => webhooks.redeliver(body, { source: 'reconcile' })));
+  const before = { recovered: report.recovered, duplicates: report.duplicates, skipped: report.skipped };
   for (const result of results) {
     if (result.outcome === 'duplicate') report.duplicates++;
     else if (result.outcome !== 'refused') report.recovered++;
     else if (result.status < 500) skip(report, `refused:${result.code ?? result.status}`);
   }
+  run?.counted('recovered', report.recovered - before.recovered);
+  run?.counted('duplicate', report.duplicates - before.duplicates);
+  run?.counted('skipped', report.skipped - before.skipped);
   // An inbox that cannot store, or a receiver shutting down: the rest of the window would be lost too.
   const failed = results.find((result) => result.status >= 500);
   if (failed) throw new ReconcileError(`The receiver answered ${failed.status} (${failed.code ?? 'unavailable'}); stopped after ${report.listed} messages.`, report);
