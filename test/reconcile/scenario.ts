@@ -59,8 +59,9 @@ export interface OutageResult {
 }
 
 /**
- * Runs the outage against `webhooks`; `settled` resolves once the handlers of `count` events ran (at once for
- * the in-memory window, after the workers for an inbox). Asserts every window event handled exactly once.
+ * Runs the outage against `webhooks` (its handlers recorded in `handled`: at once for the in-memory window,
+ * through the in-process worker for an inbox). Asserts every window event handled exactly once, and nothing
+ * outside the window; resolves both reports and the truth to compare them with.
  */
 export async function outage(webhooks: Webhooks, handled: Handled): Promise<OutageResult> {
   // The stream starts a minute before the window and ends a minute after it.
