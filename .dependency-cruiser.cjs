@@ -116,6 +116,20 @@ module.exports = {
       to: { path: ours, pathNot: ['^src/(api|events|platform)/'] },
     },
     {
+      name: 'reconcile-imports-public-faces',
+      severity: 'error',
+      comment: "src/reconcile/ sits above the receiver and the REST client: it imports their public faces (receive/ and api/ index.ts) and nothing else of ours.",
+      from: { path: '^src/reconcile/' },
+      to: { path: ours, pathNot: ['^src/reconcile/', '^src/(receive|api)/index\\.ts$', '^src/telemetry/hooks\\.ts$'] },
+    },
+    {
+      name: 'nothing-below-imports-reconcile',
+      severity: 'error',
+      comment: 'The receiver, the clients and every room below never import reconcile: only the CLI (a user of its public entry) does.',
+      from: { path: ours, pathNot: '^src/(reconcile|cli)/' },
+      to: { path: '^src/reconcile/' },
+    },
+    {
       name: 'testing-imports-public-entries',
       severity: 'error',
       comment: 'src/testing/ is written as a user would: it imports the public entries only.',

@@ -18,6 +18,8 @@ export type {
   IdempotencyKeys,
   ReceiveContext,
   ReceiveOutcome,
+  RedeliverOptions,
+  Redelivery,
   SafeParseResult,
   WebhookBody,
   WebhookRequest,

@@ -72,9 +72,50 @@ export interface UserWalkOptions extends Pick<RequestOptions, 'signal'> {
   maxPages?: number;
 }
 
+/**
+ * A message as `GET /messages` lists it: the record webhooks carry (spec 2.2), every field kept. Only what a
+ * walk needs is checked: its id (a numeric string) and `sentAt` (epoch seconds).
+ */
+export const apiMessageSchema = z.looseObject({ id: z.union([z.string(), z.number()]), sentAt: z.number() });
+export type ApiMessage = z.infer<typeof apiMessageSchema>;
+
+/** The answer of `GET /messages`: `data` ascending by `sentAt` (with `affix=append`), `meta.next` where to go on. */
+export const messageListSchema = z.looseObject({
+  data: z.array(apiMessageSchema),
+  meta: z
+    .looseObject({
+      current: z.looseObject({ limit: numberLike.optional(), count: numberLike.optional() }).nullish(),
+      next: z.looseObject({ affix: z.string().optional(), sentAt: numberLike.optional(), id: numberLike.optional() }).nullish(),
+    })
+    .nullish(),
+});
+export type MessageList = z.infer<typeof messageListSchema>;
+
+/** The query of `GET /messages`, as the platform documents it; other filters pass through. */
+export interface MessageListQuery {
+  /** Epoch seconds: messages sent at or after. */
+  fromTimestamp?: number;
+  /** Epoch seconds: messages sent at or before (ignored by the platform without `fromTimestamp`). */
+  toTimestamp?: number;
+  affix?: 'append' | 'prepend';
+  /** 1 to 1000 (the platform's default is 10). */
+  limit?: number;
+  /** Messages after this id. */
+  id?: string | number;
+  category?: string;
+  types?: string;
+  hideDeleted?: boolean;
+  conversationId?: string;
+  [name: string]: Query[string];
+}
+
 export interface ChatClient {
   /** The base URL every path is appended to. */
   readonly baseUrl: string;
+  readonly messages: {
+    /** One page of `GET /messages`; a walk over them (ids repeated at page edges, 429s) is chat-webhooks/reconcile's. */
+    list(query?: MessageListQuery, options?: Pick<RequestOptions, 'signal'>): Promise<MessageList>;
+  };
   readonly users: {
     /** One page of `GET /users`. */
     list(query?: UserListQuery, options?: Pick<RequestOptions, 'signal'>): Promise<UserList>;
@@ -115,6 +156,9 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   const list = (query: UserListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
     transport<UserList>('GET', '/users', { query, expect: userListSchema as z.ZodType<UserList>, ...callOptions });
 
+  const listMessages = (query: MessageListQuery = {}, callOptions: Pick<RequestOptions, 'signal'> = {}) =>
+    transport<MessageList>('GET', '/messages', { query, expect: messageListSchema, ...callOptions });
+
   async function* iterate(query: UserListQuery = {}, callOptions: UserWalkOptions = {}) {
     const { maxPages = DEFAULT_MAX_PAGES, ...requestOptions } = callOptions;
     const walk = new PageWalk({ maxPages: checkMaxPages(maxPages, WHAT), url: `${baseUrl}/users`, secrets: [apiKey] });
@@ -136,6 +180,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   return {
     baseUrl,
     users: { list, iterate, each },
+    messages: { list: listMessages },
     request: (method, path, requestOptions) => transport(method, path, requestOptions),
   };
 }

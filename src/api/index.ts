@@ -2,8 +2,17 @@
  * `chat-webhooks/api`: calling the platform back. Typed chat and management clients, and validators and
  * builders for what an app sends (messages, forms, webhook configurations, apps). Re-exports only.
  */
-export { createChatClient, apiUserSchema, userListSchema } from './chat-client.js';
-export type { ChatClient, ChatClientOptions, UserList, UserListQuery, UserWalkOptions } from './chat-client.js';
+export { createChatClient, apiMessageSchema, apiUserSchema, messageListSchema, userListSchema } from './chat-client.js';
+export type {
+  ApiMessage,
+  ChatClient,
+  ChatClientOptions,
+  MessageList,
+  MessageListQuery,
+  UserList,
+  UserListQuery,
+  UserWalkOptions,
+} from './chat-client.js';
 export type { User } from '../events/records.js';
 export { createManagementClient } from './management-client.js';
 export type { ManagementClient, ManagementClientOptions } from './management-client.js';

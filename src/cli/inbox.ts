@@ -14,7 +14,7 @@ import { escapeLines, Output } from './output.js';
 import { positiveInteger } from './parsers.js';
 import { didYouMean } from '../text/suggest.js';
 
-interface StoreOptions {
+export interface StoreOptions {
   sqlite?: string;
   redis?: string;
   prefix?: string;
@@ -42,7 +42,8 @@ function missingPeer(cause: unknown): never {
   throw cause;
 }
 
-async function openStore(options: StoreOptions): Promise<Inbox> {
+/** The one store the flags name; `reconcile` opens it too. */
+export async function openStore(options: StoreOptions): Promise<Inbox> {
   const named = [options.sqlite, options.redis, options.postgres].filter((store) => store !== undefined);
   if (named.length !== 1) throw usageError('Name one store: --sqlite <path>, --redis <url> or --postgres <url>.');
   if (options.sqlite !== undefined) {

@@ -9,6 +9,7 @@ import { CliError, EXIT_FAILED, EXIT_USAGE } from './errors.js';
 import { inboxCommand } from './inbox.js';
 import { escapeLines } from './output.js';
 import { listenCommand } from './listen.js';
+import { reconcileCommand } from './reconcile.js';
 import { replayCommand } from './replay.js';
 import { sendCommand } from './send.js';
 import { triggersCommand } from './triggers.js';
@@ -36,7 +37,7 @@ Examples:
   $ chat-webhooks send message_sent --url http://localhost:3000/
   $ chat-webhooks <command> --help`,
     );
-  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand(), inboxCommand()]) {
+  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand(), inboxCommand(), reconcileCommand()]) {
     program.addCommand(command);
   }
   // Commander exits by itself unless told not to; every command must be told, since addCommand copies nothing.

@@ -19,6 +19,12 @@ export interface HandlerContext {
   readonly attempt: number;
   /** When the delivery was received, in milliseconds since the epoch. */
   readonly receivedAt: number;
+  /**
+   * `'reconcile'` when the event was not delivered by the platform but rebuilt from its list of messages
+   * (chat-webhooks/reconcile) and run by the receiver that reconciled; absent for a delivery. A worker reading
+   * an inbox does not know where a stored event came from.
+   */
+  readonly source?: 'reconcile';
 }
 
 export type AnyHandler = (event: ParsedWebhook, context: HandlerContext) => unknown;

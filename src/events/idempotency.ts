@@ -3,14 +3,18 @@
  * event share these values; two different events never do. Where a trigger has no such fields, or one is
  * missing, the receiver falls back to a digest of the exact body (src/receive/idempotency.ts).
  *
- * `message_sent` alone uses the message id: receipts, reactions, edits and deletes of one message are
- * distinct events that carry the same message id.
+ * The message triggers use `data.message.id`, as the platform documents: for `message_sent` the message, for
+ * `message_edited` / `message_deleted` the action message (its own id, one per edit and per delete), so a
+ * delivery and the same event rebuilt from the REST list of messages (chat-webhooks/reconcile) share a key.
+ * Receipts and reactions carry the message id of what they are about, not their own: they keep the digest.
  */
 import type { ParsedWebhook } from './types.js';
 
 /** Paths into `data`, per trigger; the key table of docs/durable-delivery.md is this object. */
 export const idempotencyFields: Readonly<Record<string, readonly (readonly string[])[]>> = Object.freeze({
   message_sent: [['message', 'id']],
+  message_edited: [['message', 'id']],
+  message_deleted: [['message', 'id']],
   call_initiated: [['call', 'id'], ['call', 'sentAt']],
   call_busy: [['call', 'id'], ['call', 'sentAt']],
   call_cancelled: [['call', 'id'], ['call', 'sentAt']],

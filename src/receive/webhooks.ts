@@ -21,11 +21,13 @@ import type { Health } from '../delivery/health.js';
 import type { AttemptTelemetry, Telemetry } from '../telemetry/hooks.js';
 import { traced } from './intake/traced.js';
 import { attemptInfo } from '../dispatch/attempts.js';
+import { redeliverer, type RedeliverOptions, type Redelivery } from './redeliver.js';
 
 export type { DuplicateContext } from './intake/answers.js';
 export type { HandleOptions } from './intake/intake.js';
 export type { WebhooksOptions } from './options.js';
 export type { Health } from '../delivery/health.js';
+export type { RedeliverOptions, Redelivery } from './redeliver.js';
 
 export interface CloseOptions {
   /**
@@ -78,6 +80,12 @@ export interface Webhooks extends HandlerRegistry {
    * idempotency store, say); resolves once they ran.
    */
   reportDuplicate(event: ParsedWebhook, context: DuplicateContext): Promise<void>;
+  /**
+   * Takes a body the platform never delivered (chat-webhooks/reconcile rebuilds them) as a delivery after its
+   * HTTP checks: validation, the key, the inbox or the in-memory window, onDuplicate, the handlers (with
+   * `context.source`). Resolves once that work is over, with what became of it.
+   */
+  redeliver(body: string, options?: RedeliverOptions): Promise<Redelivery>;
   /** Answers a normalized request; the response comes before the handlers run (see `done`). */
   handle(request: WebhookRequest, options?: HandleOptions): Promise<WebhookResponse>;
   /**
@@ -163,6 +171,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     },
     receive: queuedReceiver(settings, dispatcher, inFlight),
     report: async (error) => dispatcher.report(error),
+    redeliver: redeliverer(intake, answers, settings.inbox !== undefined),
     reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
     // The caller of `handle` gets the response in promise jobs: the work waits for the next tick. An adapter
     // calling `respond` has written the response when `send` returns: the work starts then.

@@ -67,6 +67,25 @@ export interface ObservedInbox {
   oldestPendingAt?(): Promise<number | undefined>;
 }
 
+/** What a reconcile run (chat-webhooks/reconcile) is: its window and the envelope parts it rebuilds with. */
+export interface ReconcileInfo {
+  /** Epoch milliseconds, both ends included. */
+  readonly since: number;
+  readonly until: number;
+  readonly appId: string;
+  readonly webhook: string;
+}
+
+export type ReconcileOutcome = 'recovered' | 'duplicate' | 'skipped';
+
+/** One reconcile run. */
+export interface ReconcileTelemetry {
+  /** `count` events of one outcome, as the run goes (`skipped` holds the receiver's refusals too). */
+  counted(outcome: ReconcileOutcome, count: number): void;
+  /** The run ended with these figures (`listed`, `recovered`, …); `error` when it stopped on one. */
+  end(figures: Readonly<Record<string, number>>, error?: unknown): void;
+}
+
 /** What `createWebhooks({ telemetry })` and `createWorker({ telemetry })` take. */
 export interface Telemetry {
   /**
@@ -80,4 +99,6 @@ export interface Telemetry {
   dead(inbox: string, trigger: string): void;
   /** Starts reading the inbox's gauges; the returned function stops it (at close). */
   observe(inbox: ObservedInbox): () => void;
+  /** A reconcile run began (`reconcile({ telemetry })`); a telemetry without this method sees none. */
+  reconcile?(info: ReconcileInfo): ReconcileTelemetry;
 }

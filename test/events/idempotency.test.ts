@@ -14,6 +14,8 @@ const APP = '2601c4f1a2b3c4d5';
 describe('idempotencyKey', () => {
   it.each([
     ['message_sent', 'wh_chat_events:message_sent:1421'],
+    ['message_edited', 'wh_chat_events:message_edited:1422'],
+    ['message_deleted', 'wh_chat_events:message_deleted:1431'],
     ['call_initiated', 'wh_chat_events:call_initiated:1440:1763699990'],
     ['call_started', 'wh_chat_events:call_started:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763699998'],
     ['call_participant_joined', 'wh_chat_events:call_participant_joined:v1.us.2601c4f1a2b3c4d5.1763699990a7f3c1e9b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0:1763699999'],
@@ -36,6 +38,16 @@ describe('idempotencyKey', () => {
     const sent = fixture('message_sent');
     const receipt = fixture('message_read_receipt');
     expect(idempotencyKey(sent)).not.toBe(idempotencyKey(receipt));
+  });
+
+  it('an edit and a delete are keyed by their action message, not by the bytes: a rebuilt body meets the delivered one (issue 35)', () => {
+    for (const trigger of ['message_edited', 'message_deleted']) {
+      const event = fixture(trigger);
+      expect(idempotencyKey(event, raw(trigger))).toBe(idempotencyKey(event, JSON.stringify(event, null, 1)));
+    }
+    const edit = fixture('message_edited') as ParsedWebhook & { data: { message: Record<string, unknown> } };
+    const secondEdit = { ...edit, data: { message: { ...edit.data.message, id: '1423' } } } as ParsedWebhook;
+    expect(idempotencyKey(secondEdit)).not.toBe(idempotencyKey(edit));
   });
 
   it('other triggers: a digest of the exact body, so a one-byte difference is another key', () => {

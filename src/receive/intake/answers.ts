@@ -59,6 +59,11 @@ export class FirstRunContext implements HandlerContext {
   }
 }
 
+/** The context of an event rebuilt by reconcile: as a first run's, and saying where the event came from. */
+class ReconciledContext extends FirstRunContext {
+  readonly source = 'reconcile' as const;
+}
+
 /** A dispatch's outcome as errand work: nothing to wait for when it finished synchronously. */
 export function settled(outcome: Outcome | Promise<Outcome>): Promise<void> | undefined {
   return isThenable(outcome) ? (outcome as Promise<Outcome>).then(() => undefined) : undefined;
@@ -167,10 +172,17 @@ export class Answers {
   }
 
   /** Acknowledges an event and runs its handlers (or onError, for an accepted invalid payload) afterwards. */
-  accept(delivery: Delivery, event: ParsedWebhook, timeoutMs: number | undefined, receivedAt: number, trace?: RequestTelemetry): WebhookResponse {
+  accept(
+    delivery: Delivery,
+    event: ParsedWebhook,
+    timeoutMs: number | undefined,
+    receivedAt: number,
+    trace?: RequestTelemetry,
+    source?: 'reconcile',
+  ): WebhookResponse {
     const { error } = delivery;
     if (error) return new ErrandResponse(200, TEXT, 'OK', event, () => this.dispatcher.report(error), this.inFlight);
-    return new Accepted(event, delivery, timeoutMs, receivedAt, this.dispatcher, this.keyOf, this.inFlight, trace);
+    return new Accepted(event, delivery, timeoutMs, receivedAt, this.dispatcher, this.keyOf, this.inFlight, trace, source);
   }
 
   /** Answers a repeat 200, no handler runs; onDuplicate's handlers run after the response. */
@@ -216,13 +228,15 @@ class Accepted extends ErrandResponse {
     private readonly keyOf: KeyOf,
     inFlight: InFlight,
     private readonly trace: RequestTelemetry | undefined,
+    private readonly source: 'reconcile' | undefined,
   ) {
     super(200, TEXT, 'OK', event, undefined, inFlight);
   }
 
   protected override run(): Promise<void> | undefined {
     const { delivery, event } = this;
-    const context = new FirstRunContext(this.keyOf, event as ParsedWebhook, delivery.bytes ?? delivery.rawBody, this.receivedAt);
+    const Context = this.source === undefined ? FirstRunContext : ReconciledContext;
+    const context = new Context(this.keyOf, event as ParsedWebhook, delivery.bytes ?? delivery.rawBody, this.receivedAt);
     if (this.trace !== undefined) {
       return settled(tracedDispatch(this.trace, this.dispatcher, event as ParsedWebhook, delivery.known, delivery.rawBody, this.timeoutMs, context));
     }

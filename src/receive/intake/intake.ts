@@ -42,6 +42,14 @@ export interface HandleOptions {
 /** Handle options as intake sees them: with the request's telemetry when it is on (src/receive/intake/traced.ts). */
 export interface TracedOptions extends HandleOptions {
   readonly trace?: RequestTelemetry;
+  /** Set for a body rebuilt by reconcile (`webhooks.redeliver`): the handlers are told, and a repeat is noted. */
+  readonly replay?: Replay;
+}
+
+/** A redelivered body's own record: where it came from, and whether it was a repeat (a 200 says neither). */
+export interface Replay {
+  readonly source: 'reconcile';
+  duplicate: boolean;
 }
 
 export type Answer = WebhookResponse | Promise<WebhookResponse>;
@@ -111,6 +119,11 @@ export class Intake {
     else whenRead(reading, arrived, unreadable);
   }
 
+  /** Answers a body rebuilt outside HTTP (reconcile): every check after admission's, whose are about the request. */
+  replay(body: string, replay: Replay): Answer {
+    return this.#answer(body, { replay }, undefined);
+  }
+
   /** Answers a body that is in memory. */
   #answer(body: WebhookBody | null | undefined, options: TracedOptions, apps: AppBinding | undefined): Answer {
     const { answers, settings } = this;
@@ -142,10 +155,11 @@ export class Intake {
       const identity = fieldKey ?? content;
       if (identity !== undefined && !settings.dedupe.add(identity, now)) {
         trace?.duplicate();
+        if (options.replay) options.replay.duplicate = true;
         return answers.duplicate(event, () => fieldKey ?? settings.keyOf(event, content), now);
       }
     }
-    return answers.accept(delivery, event, options.handlerTimeoutMs, now, trace);
+    return answers.accept(delivery, event, options.handlerTimeoutMs, now, trace, options.replay?.source);
   }
 
   /** Tells telemetry of the event; its key's digest is computed only if asked (a span being recorded). */
@@ -169,6 +183,7 @@ export class Intake {
         span?.end(result);
         if (result === 'stored') return OK;
         trace?.duplicate();
+        if (options.replay) options.replay.duplicate = true;
         return this.answers.duplicate(event, () => key, receivedAt);
       },
       (cause: unknown) => {

@@ -32,6 +32,7 @@ import {
 import { isKnownTrigger } from '../../events/index.js';
 import type { AttemptInfo, AttemptTelemetry, CommitTelemetry, HandlersOutcome, ObservedInbox, RequestTelemetry, Telemetry } from '../hooks.js';
 import type { ParsedWebhook } from '../../events/index.js';
+import { reconcileRuns } from './reconcile-trace.js';
 
 export interface OpenTelemetryOptions {
   /** Where spans go. Default: the global one (`trace.setGlobalTracerProvider`, an SDK's `register()`). */
@@ -178,6 +179,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
     attempt: (inbox, info) => handlers.attempt(inbox, info, recordBodies),
     dead: (inbox, trigger) => used.dead.add(1, { 'chat_webhooks.inbox': inbox, 'chat_webhooks.trigger': triggerOf(trigger) }),
     observe: (inbox) => observed.add(inbox),
+    reconcile: reconcileRuns(tracer, meter),
   };
 }
 
