@@ -5,7 +5,7 @@
  * the messages the receiver sent. Mixed in: SQS failing (503, then the platform's retry), the platform's
  * retries of deliveries already answered 200, a consumer invocation abandoned mid-handler (a crash: nothing
  * answered, the lease in DynamoDB runs out, SQS delivers the batch again), a poison event, FIFO order.
- * SQS is the local endpoint of ./sqs-endpoint.ts (the real SDK client, but no real SQS: none runs here);
+ * SQS is the SQS simulator of test/support/sqs-simulator/ (the real SDK client, but no real SQS: none runs here);
  * DynamoDB is dynalite with the real SDK client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,12 +16,12 @@ import { createTestEvent } from '../../../src/testing/index.js';
 import { albEvent, functionUrlEvent, httpApiEvent, lambdaContext, restApiEvent, type EventInput } from '../lambda-events.js';
 import { AUTH, PASSWORD, USER } from '../status-table.js';
 import { startDynalite, type Dynamo } from './dynalite.js';
-import { deliver, SqsEndpoint } from './sqs-endpoint.js';
+import { deliver, lambdaEvent, SqsSimulator } from '../../support/sqs-simulator/index.js';
 
-let sqs: SqsEndpoint;
+let sqs: SqsSimulator;
 let dynamo: Dynamo;
 beforeAll(async () => {
-  [sqs, dynamo] = await Promise.all([new SqsEndpoint().start(), startDynalite()]);
+  [sqs, dynamo] = await Promise.all([new SqsSimulator().start(), startDynalite()]);
 });
 afterAll(() => Promise.all([sqs.stop(), dynamo.stop()]));
 
@@ -98,7 +98,7 @@ describe.each(['events.fifo', 'events'])('end to end on AWS Lambda, queue %s', (
     // remaining time) ran out; the records it finished are done, and skipped when they come back.
     const first = queue.receive(10);
     const crashed = new Promise<void>((started) => (crash = { id: 'm0', started }));
-    void consumer(queue.event(first), lambdaContext(LEASE_MS));
+    void consumer(lambdaEvent(queue, first), lambdaContext(LEASE_MS));
     await crashed;
     await pause(LEASE_MS + 100);
     queue.timeOut();
