@@ -71,21 +71,28 @@ function failedOf(records: SqsRecord[], answer: SqsBatchResponse | Error | undef
   return named.every((id) => typeof id === 'string' && all.includes(id)) ? (named as string[]) : all;
 }
 
+/** A batch received through the SDK as Lambda receives it (every attribute), as the SQS event Lambda builds. */
+export async function receiveEvent(queue: SimulatedQueue, batchSize = 10): Promise<SqsEvent> {
+  const received = await clientFor(queue).send(
+    new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: batchSize, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+  );
+  return { Records: (received.Messages ?? []).map((message) => fromSdk(queue, message)) };
+}
+
 /**
  * One poll: up to `batchSize` messages received through the SDK as one invocation, then the succeeded ones
  * deleted. Resolves the records the consumer was given and the message ids that failed.
  */
 export async function deliver(queue: SimulatedQueue, consumer: Consumer, batchSize = 10, remainingMs = 30_000) {
-  const client = clientFor(queue);
-  const received = await client.send(new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: batchSize, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }));
-  const records = (received.Messages ?? []).map((message) => fromSdk(queue, message));
+  const { Records: records } = await receiveEvent(queue, batchSize);
   if (records.length === 0) return { messages: records, failed: [] as string[] };
   const deadline = Date.now() + remainingMs;
   const answer = await consumer({ Records: records }, { getRemainingTimeInMillis: () => deadline - Date.now() }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   const failed = failedOf(records, answer);
   const done = records.filter((r) => !failed.includes(r.messageId));
   if (done.length > 0) {
-    const { Failed = [] } = await client.send(new DeleteMessageBatchCommand({ QueueUrl: queue.url, Entries: done.map((r, index) => ({ Id: `d${index}`, ReceiptHandle: r.receiptHandle })) }));
+    const entries = done.map((r, index) => ({ Id: `d${index}`, ReceiptHandle: r.receiptHandle }));
+    const { Failed = [] } = await clientFor(queue).send(new DeleteMessageBatchCommand({ QueueUrl: queue.url, Entries: entries }));
     if (Failed.length > 0) throw new Error(`DeleteMessageBatch failed: ${JSON.stringify(Failed)}`);
   }
   return { messages: records, failed };
