@@ -1,6 +1,6 @@
 /**
  * examples/observability/ as an operator loads it: promtool's unit tests of the alert rules, then a real
- * Prometheus (Debian's, installed by .ci/run) scraping examples/otel.mjs every 200 ms under a short load that
+ * Prometheus (Debian's, installed by .ci/run) scraping examples/otel.mjs every second under a short load that
  * makes each thing the rules and the dashboard watch happen: accepted and repeated deliveries, refusals, 503s
  * from a locked inbox, a handler that always fails until its event is dead. Every dashboard query and every
  * alert's signal (its expression without the threshold it ends with) must return series, and every metric
@@ -22,6 +22,7 @@ const folder = join(root, 'examples/observability');
 const installed = ['prometheus', 'promtool'].every((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0);
 // As test/support/tools.ts does for the tools under tools/: missing in CI fails, missing elsewhere skips, by name.
 const inCi = Boolean(process.env.CI);
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MISSING = 'prometheus and promtool: not installed: run `apt-get install prometheus` (.ci/run does)';
 
 /**
@@ -71,8 +72,11 @@ describe.skipIf(!installed)('examples/observability against a real Prometheus', 
       return answer.data.result as unknown[];
     };
     // Everything the load did has been scraped (the dead event is the last to happen).
-    await waitFor(async () => (await query('chat_webhooks_dead_total')).length > 0 && (await query('http_server_request_duration_count{http_response_status_code="503"}')).length > 0, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const scraped = async () => (await query('chat_webhooks_dead_total')).length > 0 && (await query('http_server_request_duration_count{http_response_status_code="503"}')).length > 0;
+    for (const deadline = Date.now() + 15_000; !(await scraped()); await pause(250)) {
+      if (Date.now() > deadline) throw new Error('Prometheus did not scrape the dead event and the 503 within 15 s');
+    }
+    await pause(2000);
 
     const served = metricNames(await (await fetch(exporter)).text());
     const dashboard = JSON.parse(readFileSync(join(folder, 'dashboard.json'), 'utf8')) as { panels: Array<{ title: string; targets: Array<{ expr: string }> }> };
@@ -134,8 +138,9 @@ async function startAll(data: string, children: ChildProcess[]): Promise<[string
   writeFileSync(
     config,
     shipped
-      .replace(/scrape_interval: \S+/, 'scrape_interval: 200ms')
-      .replace(/evaluation_interval: \S+/, 'evaluation_interval: 200ms')
+      // A scrape's timeout is at most its interval: 1 s leaves room for a loaded machine.
+      .replace(/scrape_interval: \S+/, 'scrape_interval: 1s')
+      .replace(/evaluation_interval: \S+/, 'evaluation_interval: 1s')
       .replace('- alerts.yml', `- ${join(folder, 'alerts.yml')}`)
       .replaceAll('127.0.0.1:9464', `127.0.0.1:${exporterPort}`),
   );
@@ -160,7 +165,7 @@ async function load(url: string, databasePath: string): Promise<void> {
     expect((await post(event)).status).toBe(200);
     expect((await post(event)).status).toBe(200);
     expect((await post(event, basicAuthHeader('demo', 'wrong'))).status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pause(300);
   }
   expect((await post(message('poison', 'fail'))).status).toBe(200);
   const lock = new Database(databasePath, { timeout: 5000 });
