@@ -31,8 +31,6 @@ export function answer(target: string, input: Input, queue: SimulatedQueue, refu
       return perEntry(batch(input), (entry) => queue.delete(required(entry.ReceiptHandle, 'ReceiptHandle')));
     case 'ChangeMessageVisibility':
       return void queue.changeVisibility(required(input.ReceiptHandle, 'ReceiptHandle'), required(input.VisibilityTimeout, 'VisibilityTimeout')), {};
-    case 'ChangeMessageVisibilityBatch':
-      return perEntry(batch(input), (entry) => queue.changeVisibility(required(entry.ReceiptHandle, 'ReceiptHandle'), required(entry.VisibilityTimeout, 'VisibilityTimeout')));
     case 'GetQueueAttributes': {
       const { visible, inFlight } = queue.counts();
       return { Attributes: { ApproximateNumberOfMessages: String(visible), ApproximateNumberOfMessagesNotVisible: String(inFlight), QueueArn: queue.arn } };
