@@ -1,6 +1,7 @@
 // Observability: a receiver with a SQLite inbox and its worker, instrumented with the OpenTelemetry SDK.
 // Metrics are served to Prometheus at http://127.0.0.1:9464/metrics; spans are printed on the console.
-// Run: npm run build && node examples/otel.mjs   (PORT, PROMETHEUS_PORT, DATA_DIR to change defaults)
+// Run: npm run build && node examples/otel.mjs   (PORT, PROMETHEUS_PORT, DATA_DIR, ATTEMPTS to change defaults)
+// Alert rules and a Grafana dashboard for these metrics: examples/observability/ (docs/operations.md).
 // Then: curl -u demo:demo-password -H 'content-type: application/json' \
 //         -d '{"trigger":"message_sent","data":{"message":{"id":"1","sender":"a","receiver":"b","receiverType":"user","type":"text","category":"message"}}}' \
 //         http://127.0.0.1:3000/webhooks
@@ -17,6 +18,8 @@ import { sqliteInbox } from 'chat-webhooks/sqlite';
 const port = Number(process.env.PORT ?? 3000);
 const prometheusPort = Number(process.env.PROMETHEUS_PORT ?? 9464);
 const dataDir = process.env.DATA_DIR ?? './.data';
+// How many times the worker runs an event's handlers before the event is dead (the worker's default is 5).
+const attempts = Number(process.env.ATTEMPTS ?? 5);
 
 // The exporter serves /metrics on its own port; each scrape collects (and reads the inbox gauges) once.
 const prometheus = new PrometheusExporter({ port: prometheusPort, host: '127.0.0.1' }, () =>
@@ -27,8 +30,24 @@ const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpan
 const telemetry = openTelemetry({ tracerProvider, meterProvider });
 
 const inbox = sqliteInbox({ path: `${dataDir}/otel-inbox.db` });
-const webhooks = createWebhooks({ auth: { username: 'demo', password: 'demo-password' }, inbox, telemetry });
-webhooks.onAny((event, { attempt }) => console.log(`handled ${event.trigger} (attempt ${attempt})`));
+const webhooks = createWebhooks({
+  auth: { username: 'demo', password: 'demo-password' },
+  inbox,
+  telemetry,
+  worker: { retry: { attempts, minDelayMs: 200, maxDelayMs: 2000 } },
+});
+webhooks.onAny((event, { attempt }) => {
+  // A message whose text is "fail" fails every time: the failure and dead-event panels have something to show.
+  if (event.data?.message?.data?.text === 'fail') throw new Error('this event always fails');
+  console.log(`handled ${event.trigger} (attempt ${attempt})`);
+});
+
+// health() is no metric of the toolkit: exported here as a gauge (1 ready, 0 not), so that an alert can watch
+// it the way a load balancer watches /ready below.
+meterProvider
+  .getMeter('chat-webhooks-example')
+  .createObservableGauge('chat_webhooks.ready', { description: 'Whether webhooks.health() is ok (1) or not (0).' })
+  .addCallback(async (result) => result.observe((await webhooks.health()).ok ? 1 : 0));
 
 // A readiness probe: 200 while the receiver takes deliveries, 503 (with the reason) when it cannot.
 const server = createServer((req, res) => {

@@ -275,8 +275,9 @@ class DispatchRun {
 export type Outcome = readonly WebhookError[];
 export const NO_FAILURES: Outcome = Object.freeze([]);
 
-function keyOf(context: HandlerContext | undefined): { key?: string } {
-  return context ? { key: context.key } : {};
+/** A stored event's key and, where its runner counts them (a queue consumer's receive count), its attempt. */
+function keyOf(context: HandlerContext | undefined): { key?: string; attempt?: number } {
+  return context ? { key: context.key, attempt: context.attempt } : {};
 }
 
 function handlerFailed(event: ParsedWebhook, rawBody: string | undefined, cause: unknown, context?: HandlerContext): WebhookError {

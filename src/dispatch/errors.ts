@@ -55,7 +55,7 @@ export interface WebhookErrorDetails {
   cause?: unknown;
   /** The event's idempotency key, for failures of a stored event. */
   key?: string;
-  /** For handler failures in a worker: which attempt failed (1 is the first run). */
+  /** For handler failures in a worker or a queue consumer (`sqsHandler`): which attempt failed (1 is the first run). */
   attempt?: number;
   /** For handler failures in a worker: whether the event will be tried again (false: it is dead). */
   willRetry?: boolean;

@@ -11,14 +11,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AUTH, PASSWORD, USER, fixture } from '../adapters/status-table.js';
 import { httpApiEvent, lambdaContext } from '../adapters/lambda-events.js';
 import { startDynalite, type Dynamo } from '../adapters/aws/dynalite.js';
-import { deliver, SqsEndpoint, type Queue } from '../adapters/aws/sqs-endpoint.js';
+import { deliver, SqsSimulator, type SimulatedQueue as Queue } from '../support/sqs-simulator/index.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const example = join(root, 'examples/aws');
 const template = readFileSync(join(example, 'template.yaml'), 'utf8');
 
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode?: number; batchItemFailures?: unknown[] }>;
-let sqs: SqsEndpoint;
+let sqs: SqsSimulator;
 let dynamo: Dynamo;
 let queue: Queue;
 let folder: string;
@@ -28,7 +28,7 @@ const saved = { ...process.env };
 
 beforeAll(async () => {
   if (!existsSync(join(root, 'dist/adapters/aws/index.js'))) execFileSync('npm', ['run', 'build', '--silent'], { cwd: root });
-  [sqs, dynamo] = await Promise.all([new SqsEndpoint().start(), startDynalite()]);
+  [sqs, dynamo] = await Promise.all([new SqsSimulator().start(), startDynalite()]);
   queue = sqs.queue('stack-events.fifo', 5);
   Object.assign(process.env, {
     AWS_REGION: 'us-east-1',

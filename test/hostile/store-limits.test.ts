@@ -18,7 +18,7 @@ import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { MAX_KEY_BYTES } from '../../src/receive/idempotency.js';
 import { buildRequest } from '../../src/testing/index.js';
 import { startDynalite } from '../adapters/aws/dynalite.js';
-import { deliver, SqsEndpoint } from '../adapters/aws/sqs-endpoint.js';
+import { deliver, SqsSimulator } from '../support/sqs-simulator/index.js';
 import { postgresDatabase } from '../support/postgres-server.js';
 import { redisPerSuite } from '../support/redis-server.js';
 
@@ -156,7 +156,7 @@ describe('postgresInbox: text PostgreSQL refuses, from the sender', () => {
 
 describe('sqsQueue → sqsHandler with dynamoIdempotency: an id past DynamoDB\'s 2048-byte partition key', () => {
   it('is queued, handled once, and its repeat is one', async () => {
-    const [sqs, dynamo] = await Promise.all([new SqsEndpoint().start(), startDynalite()]);
+    const [sqs, dynamo] = await Promise.all([new SqsSimulator().start(), startDynalite()]);
     try {
       const queue = sqs.queue('limits');
       const tableName = await dynamo.table('limits');

@@ -2,7 +2,7 @@
  * Trace context across SQS, with the real SDK: the receiver function (`lambdaHandler` over `sqsQueue`) stores
  * its PRODUCER span's traceparent as a message attribute; the consumer function (`sqsHandler`) runs each
  * record's handlers in a CONSUMER span in a new trace, LINKED to it, as a worker's attempt over an inbox is.
- * SQS is the local endpoint of ../adapters/aws/sqs-endpoint.ts with the real SDK client.
+ * SQS is the SQS simulator of ../support/sqs-simulator/ with the real SDK client.
  */
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -11,11 +11,11 @@ import { sqsHandler, sqsQueue } from '../../adapters/aws/index.js';
 import { lambdaHandler } from '../../adapters/lambda/index.js';
 import { createWebhooks } from '../../src/index.js';
 import { createTestEvent } from '../../src/testing/index.js';
-import { deliver, sqsPerSuite } from '../adapters/aws/sqs-endpoint.js';
+import { deliver, sqsSimulatorPerSuite } from '../support/sqs-simulator/index.js';
 import { httpApiEvent, lambdaContext } from '../adapters/lambda-events.js';
 import { sdk } from './sdk.js';
 
-const sqs = sqsPerSuite();
+const sqs = sqsSimulatorPerSuite();
 
 const named = (spans: ReadableSpan[], name: string) => spans.filter((span) => span.name === name);
 

@@ -1,7 +1,7 @@
 /**
  * SendBatches, the receiver's way to SQS: the puts of one turn in SendMessageBatch calls of at most 10 entries
  * and `maxBatchBytes`, each put settled by its own entry in the answer. Through the real @aws-sdk/client-sqs
- * to the local endpoint (./sqs-endpoint.ts); the answers it never gives (an entry missing, a list left out)
+ * to the SQS simulator (test/support/sqs-simulator/); the answers it never gives (an entry missing, a list left out)
  * come from a scripted endpoint below, answering as SQS's JSON protocol does.
  */
 import { createHash } from 'node:crypto';
@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { SendBatches } from '../../../adapters/aws/send-batches.js';
-import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
+import { sqsSimulatorPerSuite, type SimulatedQueue as Queue } from '../../support/sqs-simulator/index.js';
 
 const LIMIT = 256 * 1024;
-const sqs = sqsPerSuite();
+const sqs = sqsSimulatorPerSuite();
 
 let names = 0;
 let ids = 0;

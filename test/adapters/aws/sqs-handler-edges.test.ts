@@ -2,15 +2,15 @@
  * sqsHandler at its edges: each option refused with its sentence, the lease and the deadline taken from the
  * Lambda context to the millisecond (the clock stood still: only `Date` is faked), FIFO found from any record
  * of the batch or forced either way, what each kind of failure reports, and no timer left behind. Records are
- * built by the local SQS endpoint (./sqs-endpoint.ts) from messages sqsQueue sent through the real SDK.
+ * built by the SQS simulator (test/support/sqs-simulator/) from messages sqsQueue sent through the real SDK.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryIdempotency, sqsHandler, sqsQueue, type IdempotencyStore, type SqsHandlerOptions, type SqsRecord } from '../../../adapters/aws/index.js';
 import { ConfigurationError, createWebhooks, idempotencyKey, type HandlerContext, type ParsedWebhook, type WebhookError } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
+import { lambdaEvent, sqsSimulatorPerSuite, type SimulatedQueue as Queue } from '../../support/sqs-simulator/index.js';
 
-const sqs = sqsPerSuite();
+const sqs = sqsSimulatorPerSuite();
 afterEach(() => void vi.useRealTimers());
 
 let names = 0;
@@ -26,7 +26,7 @@ async function records(events: ParsedWebhook[], fifo = false): Promise<{ queue: 
   for (const [index, event] of events.entries()) {
     await inbox.put({ key: keys[index] as string, trigger: event.trigger, event, rawBody: JSON.stringify(event), receivedAt: 1_700_000_000_000 + index });
   }
-  return { queue, records: queue.event(queue.receive(10)).Records, keys };
+  return { queue, records: lambdaEvent(queue, queue.receive(10)).Records, keys };
 }
 
 function consumer(options: SqsHandlerOptions = {}, fail: (text: string) => boolean = () => false) {
@@ -185,7 +185,7 @@ describe('sqsHandler: the lease and the deadline', () => {
     const queue = sqs.queue(`handler-edges-${++names}`);
     await sqsQueue({ queueUrl: queue.url, client: sqs.client() }).put({ key: 'my-own-key', trigger: event.trigger, event, rawBody: JSON.stringify(event), receivedAt: 1 });
     const { handler, runs } = consumer();
-    await handler(queue.event(queue.receive(10)));
+    await handler(lambdaEvent(queue, queue.receive(10)));
     expect(runs.map(([, context]) => context.key)).toEqual(['my-own-key']);
   });
 });

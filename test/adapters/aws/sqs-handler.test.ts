@@ -1,16 +1,16 @@
 /**
  * The consumer side: `sqsHandler(webhooks, options)` invoked with Lambda's SQS events (real record shapes, as
  * the event source mapping builds them) for messages the receiver's `sqsQueue` sent through the real SQS client
- * to the local SQS endpoint (./sqs-endpoint.ts: there is no SQS to run here).
+ * to the SQS simulator (test/support/sqs-simulator/: there is no SQS to run here).
  */
 import type { SQSBatchResponse, SQSEvent, SQSHandler } from 'aws-lambda';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { memoryIdempotency, sqsHandler, sqsQueue, type IdempotencyStore, type SqsHandlerOptions } from '../../../adapters/aws/index.js';
 import { createWebhooks, idempotencyKey, type HandlerContext, type ParsedWebhook, type WebhookError } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { deliver, sqsPerSuite, type Queue } from './sqs-endpoint.js';
+import { deliver, lambdaEvent, sqsSimulatorPerSuite, type SimulatedQueue as Queue } from '../../support/sqs-simulator/index.js';
 
-const sqs = sqsPerSuite();
+const sqs = sqsSimulatorPerSuite();
 
 let names = 0;
 let ids = 0;
@@ -114,6 +114,8 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
       expect(failed).toHaveLength(2);
       queue.timeOut();
     }
+    // SQS moves a message at the receive after its maxReceiveCount-th, not when its timeout ends: that poll is empty.
+    expect((await deliver(queue, handler)).messages).toEqual([]);
     expect(runs.map(([text]) => text)).toEqual(['good']);
     expect(queue.messages).toEqual([]);
     expect(queue.deadLetter?.messages.map((m) => m.body).sort()).toEqual([invalid, 'not json at all'].sort());
@@ -146,7 +148,7 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     const queue = sqs.queue(`consume-${++names}`);
     await enqueue(queue, [message('fine')]);
     const { handler, runs, errors } = consumer();
-    const event = queue.event(queue.receive(10));
+    const event = lambdaEvent(queue, queue.receive(10));
     const broken = { ...event.Records[0]!, messageId: 'broken', body: undefined as unknown as string };
     broken.messageAttributes = { 'webhook-body-encoding': { dataType: 'String', stringValue: 'base64' } };
     const answer = await handler({ Records: [broken, ...event.Records] });
@@ -159,7 +161,7 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     const queue = sqs.queue(`consume-${++names}`);
     await enqueue(queue, [message('fine')]);
     const { handler, runs, errors } = consumer();
-    const [good] = queue.event(queue.receive(10)).Records;
+    const [good] = lambdaEvent(queue, queue.receive(10)).Records;
     const like = (messageId: string, body: unknown) => ({ ...good!, messageId, body: body as string });
     const junk = [
       like('array', '[1,2,3]'),
@@ -206,7 +208,8 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
     await deliver(queue, handler);
     expect(runs).toHaveLength(1);
     expect(runs[0]?.[1].key).toBe(idempotencyKey(event));
-    expect(Math.abs((runs[0]?.[1].receivedAt as number) - Date.now())).toBeLessThan(5000);
+    // SentTimestamp is SQS's clock: the simulator's, which this file's earlier visibility timeouts moved on.
+    expect(Math.abs((runs[0]?.[1].receivedAt as number) - sqs.clock.now())).toBeLessThan(5000);
   });
 
   it('a body that travelled base64-encoded is decoded back to the exact bytes', async () => {

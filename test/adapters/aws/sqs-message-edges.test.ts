@@ -1,7 +1,7 @@
 /**
  * One event as one SQS message, at its edges: which characters SQS refuses (each end of every range it takes),
  * the size SQS counts to the byte, FIFO ids, and what a record carries back when parts of it are missing or
- * odd. toMessage's messages are sent to the local SQS endpoint (./sqs-endpoint.ts), which refuses what SQS
+ * odd. toMessage's messages are sent to the SQS simulator (test/support/sqs-simulator/), which refuses what SQS
  * refuses, and read back from the records it builds.
  */
 import { createHash } from 'node:crypto';
@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { defaultGroupId, fromRecord, toMessage, validGroupId } from '../../../adapters/aws/sqs-message.js';
 import { idempotencyKey, type InboxEntry, type ParsedWebhook } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
+import { lambdaEvent, sqsSimulatorPerSuite, type SimulatedQueue as Queue } from '../../support/sqs-simulator/index.js';
 
-const sqs = sqsPerSuite();
+const sqs = sqsSimulatorPerSuite();
 
 let names = 0;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -27,7 +27,7 @@ function entryOf(overrides: Partial<InboxEntry> = {}): InboxEntry {
 function roundTrip(queue: Queue, entry: InboxEntry, fifo?: { groupId: (event: ParsedWebhook) => string }) {
   const { message } = toMessage(entry, 'm1', fifo, LIMIT);
   queue.send(message as never);
-  const [record] = queue.event(queue.receive(1)).Records;
+  const [record] = lambdaEvent(queue, queue.receive(1)).Records;
   return { message, record: record!, read: fromRecord(record!) };
 }
 

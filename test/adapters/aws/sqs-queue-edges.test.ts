@@ -1,7 +1,7 @@
 /**
  * sqsQueue at its edges: every option refused with its sentence, the limits taken at their ends, the batch
  * limit when maxMessageBytes is below SQS's default, the inbox methods a receive-only queue answers, and which
- * client close() destroys. Through the real @aws-sdk/client-sqs to the local endpoint (./sqs-endpoint.ts).
+ * client close() destroys. Through the real @aws-sdk/client-sqs to the SQS simulator (test/support/sqs-simulator/).
  */
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { sqsQueue, type SqsQueueOptions } from '../../../adapters/aws/index.js';
 import { ConfigurationError, idempotencyKey, type InboxEntry } from '../../../src/index.js';
 import { createTestEvent } from '../../../src/testing/index.js';
-import { sqsPerSuite } from './sqs-endpoint.js';
+import { sqsSimulatorPerSuite } from '../../support/sqs-simulator/index.js';
 
-const sqs = sqsPerSuite();
+const sqs = sqsSimulatorPerSuite();
 
 let names = 0;
 let ids = 0;

@@ -1,7 +1,7 @@
 /**
  * The receiver side: `createWebhooks({ inbox: sqsQueue(...), consume: false })` behind `lambdaHandler`, sending
- * through the real @aws-sdk/client-sqs. There is no SQS to run here: the SDK talks to a local endpoint that
- * answers SQS's JSON protocol for the calls used (./sqs-endpoint.ts); the SDK checks the MD5 of each body it
+ * through the real @aws-sdk/client-sqs. There is no SQS to run here: the SDK talks to the SQS simulator
+ * (test/support/sqs-simulator/), which answers SQS's JSON protocol; the SDK checks the MD5 of each body it
  * answers, so a body changed on the way fails the send.
  */
 import { createHash } from 'node:crypto';
@@ -13,9 +13,9 @@ import { createWebhooks, type Inbox, type ParsedWebhook, type WebhookError } fro
 import { createTestEvent } from '../../../src/testing/index.js';
 import { albEvent, functionUrlEvent, httpApiEvent, lambdaContext, restApiEvent, type EventInput } from '../lambda-events.js';
 import { AUTH, PASSWORD, USER, fixture } from '../status-table.js';
-import { sqsPerSuite, type Queue } from './sqs-endpoint.js';
+import { sqsSimulatorPerSuite, type SimulatedQueue as Queue } from '../../support/sqs-simulator/index.js';
 
-const sqs = sqsPerSuite();
+const sqs = sqsSimulatorPerSuite();
 
 const headers = { 'content-type': 'application/json', authorization: AUTH };
 const post = (body: string): EventInput => ({ method: 'POST', headers, body });
