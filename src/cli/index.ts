@@ -11,6 +11,7 @@ import { escapeLines } from './output.js';
 import { listenCommand } from './listen.js';
 import { replayCommand } from './replay.js';
 import { sendCommand } from './send.js';
+import { serveCommand } from './serve.js';
 import { triggersCommand } from './triggers.js';
 import { validateCommand } from './validate.js';
 
@@ -36,7 +37,7 @@ Examples:
   $ chat-webhooks send message_sent --url http://localhost:3000/
   $ chat-webhooks <command> --help`,
     );
-  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand(), inboxCommand()]) {
+  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand(), inboxCommand(), serveCommand()]) {
     program.addCommand(command);
   }
   // Commander exits by itself unless told not to; every command must be told, since addCommand copies nothing.

@@ -16,7 +16,7 @@ const invalidBody = (name: string) => (JSON.parse(fixture(`invalid/${name}`)) as
 beforeAll(assertBuilt);
 
 describe('help', () => {
-  const commands = ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox', 'inbox stats', 'inbox list', 'inbox retry', 'inbox purge'];
+  const commands = ['send', 'listen', 'validate', 'triggers', 'replay', 'serve', 'inbox', 'inbox stats', 'inbox list', 'inbox retry', 'inbox purge'];
   it.each(commands)('%s --help shows usage and an example, exit 0', async (command) => {
     const { code, stdout } = await runCli([...command.split(' '), '--help']);
     expect(code).toBe(0);
@@ -27,7 +27,7 @@ describe('help', () => {
   it('the program lists every command', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox']) expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox', 'serve']) expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
   });
 });
 
