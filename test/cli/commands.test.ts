@@ -24,6 +24,13 @@ describe('help', () => {
     expect(stdout).toMatch(/Examples?:\n {2}\$ chat-webhooks /);
   });
 
+  it('listen --help says how to run the server it forwards to: ES modules, TypeScript on Node 20, a Lambda handler', async () => {
+    const { stdout } = await runCli(['listen', '--help']);
+    expect(stdout).toContain('"type": "module" in the package.json');
+    expect(stdout).toContain('Node 20 does not run TypeScript: `npx tsx server.ts`');
+    expect(stdout).toContain('chat-webhooks serve ./handler.mjs');
+  });
+
   it('the program lists every command', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);

@@ -106,6 +106,24 @@ describe('serve: a lambdaHandler module over local HTTP', () => {
   });
 });
 
+describe('listen --forward to a function that wants Basic auth', () => {
+  it('a 401 to a delivery that came without credentials hints at --user, once', async () => {
+    const listener = await Listener.start(['--forward', `${app.url}/webhooks`]);
+    try {
+      expect((await runCli(['send', 'message_sent', '--count', '2', '--url', `${listener.url}webhooks`])).code).toBe(0);
+      const records = await listener.waitFor(2);
+      expect(records.map((record) => record.forward?.status)).toEqual([401, 401]);
+      await expect.poll(() => listener.stderr).toContain('Hint: ');
+      expect(listener.stderr).toContain(
+        `Hint: ${app.url}/webhooks answered 401 (it wants Basic auth) and the delivery came without credentials: send it with --user and --password`,
+      );
+      expect(listener.stderr.match(/Hint: /g)).toHaveLength(1);
+    } finally {
+      expect(await listener.stop()).toBe(0);
+    }
+  });
+});
+
 describe('serve: the API Gateway HTTP API translation', () => {
   it('gives the handler a payload 2.0 event with the very bytes sent, and answers its result as API Gateway does', async () => {
     const bytes = Buffer.from([0x7b, 0xff, 0x00, 0x22, 0x7d]); // not UTF-8: must arrive base64, unchanged
@@ -155,15 +173,18 @@ describe('serve: a module it cannot run says why', () => {
     writeFileSync(join(sub, 'old.js'), 'const fs = require("node:fs");\nmodule.exports.handler = async () => ({ statusCode: 200, body: "" });\n');
     writeFileSync(join(sub, 'handler.ts'), 'export const handler = async (event: unknown) => ({ statusCode: 200, body: "" });\n');
     const run = (args: string[]) => runCli(['serve', ...args, '--port', '0'], { cwd: sub });
-    expect(await run(['nope.mjs'])).toMatchObject({ code: 2, stderr: 'chat-webhooks: No such file: nope.mjs.\n' });
-    const wrongExport = await run([join(dir, 'handler.mjs'), '--handler', 'main']);
+    const [missing, wrongExport, cjs, ts] = await Promise.all([
+      run(['nope.mjs']),
+      run([join(dir, 'handler.mjs'), '--handler', 'main']),
+      run(['old.js']),
+      run(['handler.ts']),
+    ]);
+    expect(missing).toMatchObject({ code: 2, stderr: 'chat-webhooks: No such file: nope.mjs.\n' });
     expect(wrongExport.code).toBe(2);
     expect(wrongExport.stderr).toContain('exports no function "main"');
     expect(wrongExport.stderr).toContain('It exports "handler": name one with --handler.');
-    const cjs = await run(['old.js']);
     expect(cjs.code).toBe(2);
     expect(cjs.stderr).toContain('old.js is CommonJS (require, module.exports) but Node loads it as an ES module ("type": "module"): name it .cjs.');
-    const ts = await run(['handler.ts']);
     // Node 22.6+ may strip the types itself; Node 20 cannot.
     if (ts.code !== null && Number(process.versions.node.split('.')[0]) < 22) {
       expect(ts.code).toBe(2);
