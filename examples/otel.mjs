@@ -3,7 +3,7 @@
 // Run: npm run build && node examples/otel.mjs   (PORT, PROMETHEUS_PORT, DATA_DIR, ATTEMPTS to change defaults)
 // Alert rules and a Grafana dashboard for these metrics: examples/observability/ (docs/operations.md).
 // Then: curl -u demo:demo-password -H 'content-type: application/json' \
-//         -d '{"trigger":"message_sent","data":{"message":{"id":"1","sender":"a","receiver":"b","receiverType":"user","type":"text","category":"message"}}}' \
+//         -d '{"trigger":"message_sent","data":{"message":{"id":"1","conversationId":"alice_user_bob","sender":"alice","receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"Hello from curl"},"sentAt":1763700000}}}' \
 //         http://127.0.0.1:3000/webhooks
 //       curl http://127.0.0.1:9464/metrics
 import { createServer } from 'node:http';

@@ -133,7 +133,10 @@ function listCommand(): Command {
       process.exitCode = await withStore(options, async (inbox, output) => {
         const entries = await inbox.list({ state: options.state, limit: options.limit });
         for (const entry of entries) printListing(output, entry);
-        output.line(`${entries.length} ${options.state} ${entries.length === 1 ? 'entry' : 'entries'}`);
+        // A full page may be all there is or a part: the count says which, so that 3 lines do not read as 3 in all.
+        const total = entries.length < options.limit ? entries.length : Math.max(entries.length, (await inbox.stats())[options.state]);
+        const noun = total === 1 ? 'entry' : 'entries';
+        output.line(total > entries.length ? `${entries.length} of ${total} ${options.state} ${noun} (--limit ${options.limit}; raise it to see more)` : `${total} ${options.state} ${noun}`);
       });
     });
 }

@@ -12,6 +12,7 @@ import { listenCommand } from './listen.js';
 import { reconcileCommand } from './reconcile.js';
 import { replayCommand } from './replay.js';
 import { sendCommand } from './send.js';
+import { serveCommand } from './serve.js';
 import { triggersCommand } from './triggers.js';
 import { validateCommand } from './validate.js';
 
@@ -37,7 +38,7 @@ Examples:
   $ chat-webhooks send message_sent --url http://localhost:3000/
   $ chat-webhooks <command> --help`,
     );
-  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand(), inboxCommand(), reconcileCommand()]) {
+  for (const command of [sendCommand(), listenCommand(), validateCommand(), triggersCommand(), replayCommand(), inboxCommand(), reconcileCommand(), serveCommand()]) {
     program.addCommand(command);
   }
   // Commander exits by itself unless told not to; every command must be told, since addCommand copies nothing.

@@ -21,6 +21,7 @@ import { httpUrl, port } from './parsers.js';
 import { credentialsFrom, deliver, type Credentials } from './post.js';
 import { printDelivery, printForward } from './print-delivery.js';
 import { authOptions } from './shared-options.js';
+import { forwardRefusedHint } from './hints.js';
 import { didYouMean } from '../text/suggest.js';
 
 /** How long a refused request's body may take to arrive after the answer before it is recorded as it is. */
@@ -165,6 +166,7 @@ function assemble(options: ListenOptions, output: Output, auth: Credentials | un
   const shown = eventsFilter(options.events, output) ?? (() => true);
   const forward = options.forward;
   const collect = collectEvery(COLLECT_EVERY_BYTES);
+  let hinted = false;
 
   async function received(req: IncomingMessage, arrival: ReturnType<typeof tap>, res: ServerResponse) {
     const { rawBody, answer } = await arrival();
@@ -173,7 +175,13 @@ function assemble(options: ListenOptions, output: Output, auth: Credentials | un
     // A server request always has its method and URL (only a hand-made IncomingMessage lacks them).
     const record: Captured = recorder.record({ method: req.method as string, path: req.url as string, status: res.statusCode, answer, headers, rawBody });
     const kept = forwardedHeaders(req);
-    if (forward && record.status < 300) record.forward = { url: forward, ...(await deliver(rawBody, { url: forward, headers: kept })) };
+    if (forward && record.status < 300) {
+      record.forward = { url: forward, ...(await deliver(rawBody, { url: forward, headers: kept })) };
+      if (record.forward.status === 401 && !hinted) {
+        hinted = true; // once: every later delivery would repeat it
+        output.note(forwardRefusedHint(forward, kept.authorization !== undefined));
+      }
+    }
     if (!shown(record)) return;
     output.record(record);
     printDelivery(output, record);
@@ -251,6 +259,11 @@ Reaching it from the platform:
     $ ngrok http 3000                                    # prints https://<random>.ngrok-free.app
   The live page and its feed answer only on localhost (a request naming another host gets 421), so the
   tunnel's address serves webhooks, never the page.
+
+Forwarding to your own server:
+  Run it as Node runs it. \`import\` needs an ES module: a .mjs file, or "type": "module" in the package.json
+  next to it. Node 20 does not run TypeScript: \`npx tsx server.ts\` (or compile it first). A Lambda handler
+  is served over HTTP by \`chat-webhooks serve ./handler.mjs\`.
 
 Examples:
   $ chat-webhooks listen --port 3000

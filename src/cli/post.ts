@@ -44,7 +44,7 @@ function reason(cause: unknown): string {
   return error.cause?.code ?? error.cause?.message ?? error.message ?? String(cause);
 }
 
-export async function deliver(body: string, target: DeliveryTarget): Promise<DeliveryResult> {
+export async function deliver(body: string | Uint8Array<ArrayBuffer>, target: DeliveryTarget): Promise<DeliveryResult> {
   const started = performance.now();
   try {
     const response = await fetch(target.url, {

@@ -7,6 +7,7 @@ import { credentialsFrom } from './post.js';
 import { readInput, splitDocuments, type Document } from './read-input.js';
 import { runDeliveries, type Outgoing } from './run-deliveries.js';
 import { authOptions } from './shared-options.js';
+import { missingCredentialsHint } from './hints.js';
 
 interface ReplayOptions {
   url: string;
@@ -50,8 +51,9 @@ function deliveriesOf(documents: Document[], source: string, options: ReplayOpti
 export async function replay(source: string, options: ReplayOptions): Promise<number> {
   const output = new Output({ json: options.json === true });
   const items = deliveriesOf(splitDocuments(await readInput(source)), source, options, output);
+  const auth = credentialsFrom(options);
   const summary = await runDeliveries(items, {
-    target: { url: options.url, auth: credentialsFrom(options) },
+    target: { url: options.url, auth },
     total: items.length,
     // In order: a capture's sequence matters (an edit after its message).
     concurrency: 1,
@@ -59,6 +61,8 @@ export async function replay(source: string, options: ReplayOptions): Promise<nu
     progress: options.progress,
     output,
   });
+  const hint = missingCredentialsHint(summary, auth !== undefined);
+  if (hint) output.note(hint);
   return summary.failed === 0 ? EXIT_OK : EXIT_FAILED;
 }
 

@@ -11,7 +11,8 @@ import { ProgressBar } from './progress.js';
 import { isSuccess, summarize, type RunSummary } from './stats.js';
 
 export interface Outgoing {
-  body: string;
+  /** Text, or bytes sent exactly as they are (`send --raw`). */
+  body: string | Uint8Array<ArrayBuffer>;
   /** What the delivery is, for its line: the trigger, say. */
   label: string;
 }

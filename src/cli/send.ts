@@ -12,6 +12,7 @@ import { runDeliveries, type Outgoing } from './run-deliveries.js';
 import { newRunId, sampleEvent, unknownSampleEvent, type SampleOptions } from './sample-event.js';
 import { didYouMean } from '../text/suggest.js';
 import { authOptions } from './shared-options.js';
+import { missingCredentialsHint } from './hints.js';
 
 interface SendOptions {
   url: string;
@@ -20,6 +21,7 @@ interface SendOptions {
   set?: Override[];
   add?: Override[];
   file?: string;
+  raw?: string;
   allowUnknown?: boolean;
   quiet?: boolean;
   count: number;
@@ -84,27 +86,52 @@ function eventMaker(trigger: string | undefined, options: SendOptions): (sequenc
   };
 }
 
+/** `--raw`: the file's bytes as they are, not even parsed; only the label looks inside. */
+function rawMaker(trigger: string | undefined, options: SendOptions): (sequence: number) => Outgoing {
+  const clash = [trigger !== undefined && 'a trigger', options.file !== undefined && '--file', options.set && '--set', options.add && '--add'].filter(Boolean);
+  if (clash.length > 0) throw usageError(`--raw sends the file's bytes unchanged: it does not take ${clash.join(', ')}.`);
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = new Uint8Array(readFileSync(options.raw as string));
+  } catch (cause) {
+    throw usageError(`Cannot read ${options.raw}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}.`);
+  }
+  let label = `raw ${bytes.length} bytes`;
+  try {
+    const { trigger: named } = JSON.parse(Buffer.from(bytes).toString('utf8')) as { trigger?: unknown };
+    if (typeof named === 'string') label = `${named} (raw)`;
+  } catch {
+    label += ', not JSON';
+  }
+  return () => ({ body: bytes, label });
+}
+
 function* series(make: (sequence: number) => Outgoing, count: number): Generator<Outgoing> {
   for (let sequence = 0; sequence < count; sequence++) yield make(sequence);
 }
 
 export async function send(trigger: string | undefined, options: SendOptions): Promise<number> {
-  if (trigger === undefined && options.file === undefined) throw usageError('Name a trigger (like message_sent) or give --file.');
-  const make = eventMaker(trigger, options);
+  if (trigger === undefined && options.file === undefined && options.raw === undefined) {
+    throw usageError('Name a trigger (like message_sent), or give --file or --raw.');
+  }
+  const make = options.raw === undefined ? eventMaker(trigger, options) : rawMaker(trigger, options);
   const first = make(0); // fails before anything is sent when the event is invalid
   const output = new Output({ json: options.json === true });
   const items = (function* () {
     yield first;
     yield* series((sequence) => make(sequence + 1), options.count - 1);
   })();
+  const auth = credentialsFrom(options);
   const summary = await runDeliveries(items, {
-    target: { url: options.url, auth: credentialsFrom(options) },
+    target: { url: options.url, auth },
     total: options.count,
     concurrency: options.concurrency,
     progress: options.progress ?? (options.quiet ? false : undefined),
     quiet: options.quiet === true,
     output,
   });
+  const hint = missingCredentialsHint(summary, auth !== undefined);
+  if (hint) output.note(hint);
   return summary.failed === 0 ? EXIT_OK : EXIT_FAILED;
 }
 
@@ -119,6 +146,7 @@ export function sendCommand(): Command {
     .option('--add <path=value>', 'add a field the event does not have (repeatable)', collectAddition)
     .option('--allow-unknown', 'send a trigger this version does not know (it reaches the receiver\'s onUnknown)')
     .option('--file <event.json>', 'send this event instead of a generated one (ids kept: repeats are duplicates)')
+    .option('--raw <file>', "send the file's bytes unchanged: not parsed, checked or re-encoded (malformed JSON too)")
     .option('--count <n>', 'how many events to send', positiveInteger, 1)
     .option('--concurrency <c>', 'how many requests at a time', positiveInteger, 1)
     .addOption(new Option('--no-validate', 'send even when the event would be refused (to test a receiver)'))
@@ -135,7 +163,8 @@ Examples:
       --set data.message.data.text="hello" --count 100 --concurrency 8 --quiet
   $ chat-webhooks send message_sent --url http://localhost:3000/webhooks --add data.message.data.metadata='{"a":1}'
   $ chat-webhooks send poll_closed --allow-unknown --url http://localhost:3000/webhooks
-  $ chat-webhooks send --file event.json --url http://localhost:3000/webhooks`,
+  $ chat-webhooks send --file event.json --url http://localhost:3000/webhooks
+  $ chat-webhooks send --raw truncated.json --url http://localhost:3000/webhooks`,
     )
     .action(async (trigger: string | undefined, options: SendOptions) => {
       process.exitCode = await send(trigger, options);

@@ -16,7 +16,7 @@ const invalidBody = (name: string) => (JSON.parse(fixture(`invalid/${name}`)) as
 beforeAll(assertBuilt);
 
 describe('help', () => {
-  const commands = ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox', 'reconcile', 'inbox stats', 'inbox list', 'inbox retry', 'inbox purge'];
+  const commands = ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox', 'reconcile', 'serve', 'inbox stats', 'inbox list', 'inbox retry', 'inbox purge'];
   it.each(commands)('%s --help shows usage and an example, exit 0', async (command) => {
     const { code, stdout } = await runCli([...command.split(' '), '--help']);
     expect(code).toBe(0);
@@ -24,10 +24,17 @@ describe('help', () => {
     expect(stdout).toMatch(/Examples?:\n {2}\$ chat-webhooks /);
   });
 
+  it('listen --help says how to run the server it forwards to: ES modules, TypeScript on Node 20, a Lambda handler', async () => {
+    const { stdout } = await runCli(['listen', '--help']);
+    expect(stdout).toContain('"type": "module" in the package.json');
+    expect(stdout).toContain('Node 20 does not run TypeScript: `npx tsx server.ts`');
+    expect(stdout).toContain('chat-webhooks serve ./handler.mjs');
+  });
+
   it('the program lists every command', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox', 'reconcile']) expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['send', 'listen', 'validate', 'triggers', 'replay', 'inbox', 'reconcile', 'serve']) expect(stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
   });
 });
 

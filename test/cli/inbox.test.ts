@@ -151,6 +151,28 @@ storeSuite('postgres', async () => ({
   cleanup: async () => undefined,
 }));
 
+describe('inbox list --limit', () => {
+  it('says how many there are when the limit cut the list: "3 of 10 pending"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chat-webhooks-inbox-limit-'));
+    const path = join(dir, 'inbox.db');
+    const inbox = sqliteInbox({ path });
+    for (let i = 0; i < 10; i++) await inbox.put(entry(`limit-${i}`));
+    await inbox.close();
+    try {
+      const cut = await runCli(['inbox', 'list', '--state', 'pending', '--limit', '3', '--sqlite', path]);
+      expect(cut.code).toBe(0);
+      expect(cut.stdout.match(/^pending /gm)).toHaveLength(3);
+      expect(cut.stdout).toMatch(/^3 of 10 pending entries \(--limit 3; raise it to see more\)$/m);
+      // A limit that takes them all (exactly, or with room) is the plain count.
+      for (const limit of ['10', '11']) {
+        expect((await runCli(['inbox', 'list', '--state', 'pending', '--limit', limit, '--sqlite', path])).stdout).toMatch(/\n10 pending entries\n$/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('inbox migrate (PostgreSQL)', () => {
   it('prints the SQL, which creates the schema when run', async () => {
     const { code, stdout } = await runCli(['inbox', 'migrate', '--schema', 'printed']);

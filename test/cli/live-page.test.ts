@@ -2,7 +2,8 @@
  * The live page of `listen` as a request inspector, in Debian's headless Chromium driven by playwright-core,
  * against the built CLI (with credentials and `--forward`) and a plain node:http server standing for the
  * developer's app. Every command the page offers to copy is run for real (`sh`), and has to reach `listen`.
- * Screenshots go to test/cli/__screenshots__/ (ignored by git; the path is printed). Skipped only when no
+ * The screenshots at 1280 and 600 px are kept in test/cli/__screenshots__/ (committed, so a change to the page's
+ * look shows in review); the others go to a temporary folder (the paths are printed). Skipped only when no
  * chromium binary exists. playwright-core is installed by `npm run setup:browser` (.ci/run does): without it
  * the suite fails in CI and is skipped elsewhere, naming that command (test/support/tools.ts).
  */
@@ -64,9 +65,9 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
     return page;
   }
 
-  async function shot(page: Page, name: string): Promise<void> {
+  async function shot(page: Page, name: string, kept = false): Promise<void> {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const file = `${SCREENSHOTS}${name}.png`;
+    const file = kept ? `${SCREENSHOTS}${name}.png` : join(work, `${name}.png`);
     await page.screenshot({ path: file, fullPage: true });
     expect(statSync(file).size).toBeGreaterThan(5_000);
     console.log(`screenshot: ${file}`);
@@ -255,10 +256,15 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
       await page.locator('#deliveries li').first().click();
       const spill = await page.evaluate(() => {
         const root = document.documentElement;
-        const inner = Array.from(document.querySelectorAll('#deliveries li, #detail .facts, #detail pre'));
+        const inner = Array.from(document.querySelectorAll('#deliveries li, #detail .facts, #detail .payload, #detail .j-row'));
         return { page: root.scrollWidth - root.clientWidth, elements: inner.filter((node) => node.scrollWidth > node.clientWidth + 1).length };
       });
       expect(spill).toEqual({ page: 0, elements: 0 });
+      // The long id is one string, wrapped inside the payload's column: several lines high, no wider than it.
+      const id = page.locator('#payload .j-str', { hasText: long }).first();
+      const [idBox, payloadBox] = [await id.boundingBox(), await page.locator('#payload').boundingBox()];
+      expect(idBox!.height).toBeGreaterThan(30);
+      expect(idBox!.x + idBox!.width).toBeLessThanOrEqual(payloadBox!.x + payloadBox!.width + 1);
       const list = await page.locator('main').boundingBox();
       const detail = await page.locator('#detail').boundingBox();
       if (width < 700) {
@@ -267,9 +273,68 @@ describe.skipIf(!CHROMIUM || !playwright)('listen live page (headless Chromium)'
       } else {
         expect(detail?.x ?? 0).toBeGreaterThan((list?.x ?? 0) + 300);
       }
-      await shot(page, `live-page-${width}px`);
+      await shot(page, `live-page-${width}px`, true);
       await page.close();
     }
+  });
+
+  it('the payload is highlighted JSON that folds; the detail pane follows the filters and the search', async () => {
+    const [record] = await send(['group_member_joined']);
+    await send(['message_deleted']);
+    const page = await openPage();
+    await page.goto(listener.url);
+    await page.locator(`#deliveries li[data-seq="${record?.seq}"]`).click();
+    const payload = page.locator('#payload');
+    // Its text is the JSON (fold marks are CSS), each kind of value in its own colour.
+    expect(JSON.parse((await payload.textContent()) ?? '')).toEqual(JSON.parse(record?.rawBody ?? ''));
+    expect(await payload.locator('.j-key').first().textContent()).toBe('"trigger"');
+    expect(await payload.locator('.j-str').first().textContent()).toBe('"group_member_joined"');
+    const colours = await page.evaluate(() => ['j-key', 'j-str', 'j-num'].map((kind) => getComputedStyle(document.querySelector(`#payload .${kind}`)!).color));
+    expect(new Set(colours).size).toBe(3);
+    const data = payload.locator('.j-value').nth(1);
+    const toggle = data.locator('> .j-toggle');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await data.locator('> .j-items').isVisible()).toBe(false);
+    const folded = await toggle.evaluate((node) => getComputedStyle(node, '::after').content);
+    expect(folded).toMatch(/^" \d+ keys "$/);
+    // Folded, it reads as one line: the key, the brackets around the count, the comma after.
+    expect(await data.evaluate((node) => node.getClientRects().length)).toBe(1);
+    expect(JSON.parse((await payload.textContent()) ?? '')).toEqual(JSON.parse(record?.rawBody ?? ''));
+    await toggle.press('Enter');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await data.locator('> .j-items').isVisible()).toBe(true);
+
+    // A search that hides the selected delivery moves the pane to the first one shown; none shown, it says so.
+    await page.fill('#search', 'message_deleted');
+    const first = await page.locator('#deliveries li:not([hidden])').first().getAttribute('data-seq');
+    await expect.poll(() => page.locator('#detail').getAttribute('data-seq')).toBe(first);
+    expect(await page.locator('#detail .detail-title').textContent()).toContain('message_deleted');
+    await page.fill('#search', 'no such text anywhere');
+    expect(await page.locator('#detail').textContent()).toBe('No delivery matches the filters and the search.');
+    await page.fill('#search', '');
+    await page.close();
+  });
+
+  it('a notice goes after a few seconds; the page has its own icon, allowed by its policy', async () => {
+    const page = await openPage();
+    await page.goto(listener.url);
+    await page.locator('#deliveries li').first().click();
+    await page.locator('#action-copy-payload').click();
+    await expect.poll(() => page.locator('#notice').textContent()).toMatch(/^Copied/);
+    await expect.poll(() => page.locator('#notice').textContent(), { timeout: 8_000 }).toBe('');
+    const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+    expect(icon).toMatch(/^data:image\/svg\+xml,/);
+    // Drawn by the page itself: the image decodes, to its 32 × 32 view box.
+    const size = await page.evaluate(async (href) => {
+      const image = new Image();
+      image.src = href;
+      await image.decode();
+      return [image.naturalWidth, image.naturalHeight];
+    }, icon!);
+    expect(size).toEqual([32, 32]);
+    await page.close();
   });
 
   it('works from the keyboard alone: Tab reaches the filters, the search, a delivery and the copy buttons', async () => {

@@ -17,6 +17,8 @@ import { send, sendCommand } from '../../src/cli/send.js';
 interface Received {
   authorization?: string;
   event: Record<string, unknown>;
+  bytes: Buffer;
+  contentType?: string;
 }
 
 let server: Server;
@@ -30,10 +32,18 @@ const dir = mkdtempSync(join(tmpdir(), 'send-test-'));
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ authorization: req.headers.authorization, event: JSON.parse(body) as Record<string, unknown> });
+      const bytes = Buffer.concat(chunks);
+      const event = (() => {
+        try {
+          return JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+        } catch {
+          return {}; // send --raw sends what it is given
+        }
+      })();
+      received.push({ authorization: req.headers.authorization, event, bytes, contentType: req.headers['content-type'] });
       res.writeHead(answerStatus).end('OK');
     });
   });
@@ -87,7 +97,7 @@ describe('send', () => {
   });
 
   it('refuses before sending: no trigger and no file; an unknown trigger (with a suggestion); an event the receiver would refuse', async () => {
-    expect(await usage(send(undefined, options()))).toBe('Name a trigger (like message_sent) or give --file.');
+    expect(await usage(send(undefined, options()))).toBe('Name a trigger (like message_sent), or give --file or --raw.');
     expect(await usage(send('message_snet', options()))).toMatch(/^Unknown trigger "message_snet"\..*message_sent.*--allow-unknown or give --file\.$/s);
     const invalid = await usage(send('message_sent', options({ set: collectOverride('data.message=null') })));
     expect(invalid).toMatch(/^The event would be refused \(invalid_payload\):\n {2}\S.*\nFix it, or send it anyway with --no-validate\.$/s);
@@ -191,5 +201,44 @@ describe('send', () => {
     command.configureOutput({ writeOut: (text) => void (help += text) }).outputHelp();
     expect(help).toContain('Examples:\n  $ chat-webhooks send message_sent --url http://localhost:3000/webhooks\n');
     expect(help).toContain('$ chat-webhooks send --file event.json --url http://localhost:3000/webhooks');
+  });
+
+  it('--raw sends the file\'s bytes unchanged, malformed JSON and a BOM included, with the platform\'s headers', async () => {
+    const path = join(dir, 'broken.json');
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"trigger":"message_sent", "data": {\r\n  "message": '), Buffer.from([0xff])]);
+    writeFileSync(path, bytes);
+    expect(await send(undefined, options({ raw: path, count: 2, quiet: false }))).toBe(EXIT_OK);
+    expect(received).toHaveLength(2);
+    for (const { bytes: got, contentType } of received) {
+      expect(got.equals(bytes)).toBe(true);
+      expect(contentType).toBe('Application/json');
+    }
+    expect(lines()[0]).toMatch(/^200 .* #1 raw 55 bytes, not JSON$/);
+    const named = join(dir, 'named.json');
+    writeFileSync(named, '{"trigger":"message_sent","data":{}}');
+    expect(await send(undefined, options({ raw: named }))).toBe(EXIT_OK);
+    expect(received[2]!.bytes.toString()).toBe('{"trigger":"message_sent","data":{}}');
+  });
+
+  it('--raw takes no trigger, --file, --set or --add (they would change what it sends)', async () => {
+    const path = join(dir, 'raw.json');
+    writeFileSync(path, '{}');
+    expect(await usage(send('message_sent', options({ raw: path })))).toBe("--raw sends the file's bytes unchanged: it does not take a trigger.");
+    expect(await usage(send(undefined, options({ raw: path, set: collectOverride('a=1') })))).toContain('does not take --set');
+    expect(await usage(send(undefined, options({ raw: join(dir, 'missing.json') })))).toBe(`Cannot read ${join(dir, 'missing.json')}: ENOENT.`);
+    expect(received).toEqual([]);
+  });
+
+  it('a 401 to a send without --user hints at the flags; with credentials (or another status) no hint', async () => {
+    answerStatus = 401;
+    expect(await send('message_sent', options())).toBe(EXIT_FAILED);
+    expect(stderr.join('')).toBe(
+      'Hint: the receiver answered 401 (it wants Basic auth) and no credentials were sent: give --user and --password (or CHAT_WEBHOOKS_USER and CHAT_WEBHOOKS_PASSWORD).\n',
+    );
+    stderr = [];
+    expect(await send('message_sent', options({ user: 'app', password: 'wrong' }))).toBe(EXIT_FAILED);
+    answerStatus = 403;
+    expect(await send('message_sent', options())).toBe(EXIT_FAILED);
+    expect(stderr.join('')).toBe('');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The examples as a new user runs them: the demo behind `npm start` says what it received, recognizes a
  * repeat, refuses a wrong password, stops on SIGTERM and answers a busy port with one line; the Lambda
- * example shows a 200 and a 401.
+ * example shows a 200 and a 401; the Hono example routes a delivery through its app to the fetch handler.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -131,5 +131,27 @@ describe('examples/lambda.mjs', () => {
     const output = execFileSync(process.execPath, ['examples/lambda.mjs'], { cwd: root, encoding: 'utf8' });
     expect(output).toContain('right credentials: 200');
     expect(output).toContain('wrong password: 401 (WWW-Authenticate: Basic realm="webhooks")');
+  });
+});
+
+describe('examples/hono.mjs', () => {
+  it('answers a delivery 200 through the Hono app (printed), a wrong password 401, and its own route beside it', async () => {
+    const hono = run('examples/hono.mjs', { PORT: '0' });
+    await hono.waitFor('listening on ');
+    const url = /listening on (\S+)/.exec(hono.output())?.[1] as string;
+    const body = readFileSync(`${root}fixtures/message_sent.json`, 'utf8');
+    const post = (password: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`demo:${password}`).toString('base64')}` }, body });
+    expect((await post('demo-password')).status).toBe(200);
+    await hono.waitFor('message_sent: {"message":{"id":"1421"');
+    const refused = await post('wrong');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe('Basic realm="webhooks"');
+    expect(await (await fetch(new URL('/health', url))).text()).toBe('ok');
+    // Hono answers a path it has no route for; the receiver never sees it.
+    expect((await fetch(new URL('/elsewhere', url), { method: 'POST', body })).status).toBe(404);
+    hono.child.kill('SIGTERM');
+    const [code] = await once(hono.child, 'exit');
+    expect(code).toBe(0);
   });
 });

@@ -177,6 +177,7 @@ describe('the examples with a SIGTERM handler exit by themselves', () => {
     { script: 'examples/express.mjs', ready: /listening on (\S+)/, handled: /^message_sent: /, inbox: 'no inbox' },
     { script: 'examples/fastify.mjs', ready: /listening on (\S+)/, handled: /^message_sent: /, inbox: 'no inbox' },
     { script: 'examples/fetch.mjs', ready: /listening on (\S+)/, handled: /^message_sent: /, inbox: 'no inbox' },
+    { script: 'examples/hono.mjs', ready: /listening on (\S+)/, handled: /^message_sent: /, inbox: 'no inbox' },
   ];
   for (const { script, ready, handled, inbox } of cases) {
     it(`${script} (${inbox}): code 0 within ${EXIT_BOUND_MS} ms of SIGTERM, a keep-alive connection open, nothing left open`, async () => {

@@ -3,12 +3,17 @@
  * to `--forward`, pause, clear, download as NDJSON, the toolbar's filters and the live feed. Shipped as
  * source text with client.ts (client-script.ts), under the same rules.
  */
+import { onFoldClick } from './client-json.js';
 import { addDelivery, applyFilters, credentialFlags, pretty, shellQuote, showHint, type Delivery, type PageState } from './client.js';
 
 declare const state: PageState;
 
+/** A line of news about the last action: it goes after a few seconds (a newer one restarts the clock). */
 export function notify(text: string): void {
-  (document.getElementById('notice') as HTMLElement).textContent = text;
+  const notice = document.getElementById('notice') as HTMLElement;
+  notice.textContent = text;
+  clearTimeout(state.noticeTimer);
+  state.noticeTimer = setTimeout(() => (notice.textContent = ''), 4000);
 }
 
 /**
@@ -160,5 +165,6 @@ export function startPage(): void {
   (document.getElementById('clear') as HTMLElement).addEventListener('click', clearAll);
   (document.getElementById('download') as HTMLElement).addEventListener('click', download);
   (document.getElementById('detail') as HTMLElement).addEventListener('click', onDetailAction);
+  (document.getElementById('detail') as HTMLElement).addEventListener('click', onFoldClick);
   connect();
 }

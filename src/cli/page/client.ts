@@ -4,6 +4,7 @@
  * functions shipped with it, to `state` (made by `createState`) and to browser globals. The buttons of the
  * detail pane say what they do in `data-action`; client-actions.ts does it.
  */
+import { payloadView } from './client-json.js';
 
 interface Issue {
   path: string;
@@ -49,6 +50,8 @@ export interface PageState {
   queued: Delivery[];
   /** The highest seq received, for `events?after=`. */
   last: number;
+  /** The timer that clears the notice line. */
+  noticeTimer?: ReturnType<typeof setTimeout>;
 }
 
 declare const state: PageState;
@@ -130,9 +133,7 @@ export function showDelivery(delivery: Delivery, focus: boolean): void {
   detail.append(title, element('p', 'facts', factsOf(delivery)), actions);
   if (delivery.issues.length > 0) detail.append(element('h3', '', 'Validation issues'), issuesList(delivery.issues));
   detail.append(element('h3', '', 'Headers (credentials masked)'), headersTable(delivery.headers));
-  const payload = element('pre', 'payload', pretty(delivery.rawBody));
-  payload.id = 'payload';
-  detail.append(element('h3', '', 'Payload'), payload);
+  detail.append(element('h3', '', 'Payload'), payloadView(delivery.rawBody));
   // From the keyboard, the next Tab goes to the copy buttons rather than through the rest of the list.
   if (focus) title.focus();
 }
@@ -168,6 +169,22 @@ export function applyFilters(): void {
   const total = state.deliveries.size;
   (document.getElementById('count') as HTMLElement).textContent = total === 0 ? '' : `${shown} of ${total} shown`;
   (document.getElementById('empty') as HTMLElement).hidden = total > 0;
+  followFilters();
+}
+
+/**
+ * The detail pane shows what the list shows: a selected delivery the filters or the search now hide gives
+ * way to the first one shown, or to a line saying none matches.
+ */
+export function followFilters(): void {
+  const detail = document.getElementById('detail') as HTMLElement;
+  const selected = detail.dataset.seq === undefined ? undefined : document.querySelector(`#deliveries [data-seq="${detail.dataset.seq}"]`);
+  if (detail.dataset.seq === undefined || (selected && !(selected as HTMLElement).hidden)) return;
+  const first = document.querySelector('#deliveries li:not([hidden])') as HTMLElement | null;
+  const delivery = first ? state.deliveries.get(Number(first.dataset.seq)) : undefined;
+  if (delivery) return showDelivery(delivery, false);
+  detail.replaceChildren(element('p', 'no-match', 'No delivery matches the filters and the search.'));
+  delete detail.dataset.seq;
 }
 
 export function addTriggerOption(trigger: string | undefined): void {

@@ -29,7 +29,21 @@ export const STYLE = `
   .valid .verdict { color: var(--ok); }
   .invalid .verdict, .refused .verdict, .refused .status { color: var(--bad); }
   .unknown .verdict, .duplicate .verdict { color: var(--warn); }
-  pre { background: #8881; padding: 8px; font-size: 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+  pre, .payload { background: #8881; padding: 8px; font: 12px/1.45 ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; min-width: 0; }
+  .j-items { padding-left: 1.6em; }
+  .j-toggle { font: inherit; color: inherit; background: none; border: 0; padding: 0 2px; margin: 0; cursor: pointer; border-radius: 3px; }
+  .j-toggle:hover { background: #8883; }
+  .j-toggle::before { content: "▾"; display: inline-block; width: 1em; color: #888; }
+  .folded > .j-toggle::before { content: "▸"; }
+  .folded > .j-toggle::after { content: " " attr(data-count) " "; color: #888; }
+  .folded > .j-items { display: none; }
+  .j-key { color: #0969da; }
+  .j-str { color: #1a7f37; }
+  .j-num { color: #bc4c00; }
+  .j-bool, .j-null { color: #8250df; }
+  @media (prefers-color-scheme: dark) {
+    .j-key { color: #79c0ff; } .j-str { color: #7ee787; } .j-num { color: #ffa657; } .j-bool, .j-null { color: #d2a8ff; }
+  }
   .issue-path { color: var(--bad); }
   .facts { color: #888; font-size: 12px; }
   .actions { display: flex; flex-wrap: wrap; gap: 6px; }
@@ -44,6 +58,14 @@ export const STYLE = `
 `;
 
 const SCRIPT = clientScript();
+
+/** A speech bubble with a check, inline: the page asks for nothing but itself (img-src allows data:). */
+export const FAVICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32"><path fill="#1a7f37" d="M4 3h24a3 3 0 0 1 3 3v15a3 3 0 0 1-3 3H13l-7 6v-6H4a3 3 0 0 1-3-3V6a3 3 0 0 1 3-3z"/>' +
+      '<path fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round" d="M9 13.5l4.5 4.5L23 9"/></svg>',
+  );
 
 /** The page's fixed parts, for the Content-Security-Policy's hashes. */
 export const PAGE_ASSETS = { script: SCRIPT, style: STYLE };
@@ -75,6 +97,7 @@ export function pageHtml(data: PageData): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>chat-webhooks listen</title>
+<link rel="icon" href="${FAVICON}">
 <style>${STYLE}</style>
 </head>
 <body>
