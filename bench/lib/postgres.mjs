@@ -71,6 +71,11 @@ export async function startPostgres({ core } = {}) {
         return NaN;
       }
     },
+    /** `pg_ctl -m immediate` stop (a crash: recovery from the WAL on start), then start again on the same port. */
+    async crash() {
+      pgRun(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      pgRun(bin, 'pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'], core);
+    },
     stop() {
       try {
         pgRun(bin, 'pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);

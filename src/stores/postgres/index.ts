@@ -385,7 +385,7 @@ class PostgresInbox implements Inbox {
 
   /** Milliseconds until the next pending or running row falls due (Infinity: none); one query a turn at most. */
   #untilNextDue(): Promise<number> {
-    this.#nextDue ??= this.#work<{ due: string | null }>(this.#sql.nextDue, [])
+    this.#nextDue ??= this.#work<{ due: string | null }>(this.#sql.nextDue, [Date.now()])
       // least() answers one row, NULL when no row is pending or running.
       .then(({ rows }) => (rows[0]!.due === null ? Infinity : Number(rows[0]!.due)))
       .finally(() => setImmediate(() => (this.#nextDue = undefined)));

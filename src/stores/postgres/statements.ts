@@ -62,11 +62,12 @@ RETURNING i.key, i.trigger, i.received_at, i.attempts, i.raw_body, i.traceparent
     },
     nextDue: {
       name: `${schema}.nextDue`,
-      // Not a transaction's running row: its lease ran out long ago while its lock holds it, and waiting for it
-      // would have every idle worker look again every few milliseconds. A crashed holder's row is found by the
-      // next look (pollMs at the latest) or the next notification.
+      // A transaction's running row counts only until its short lease ends (its holder may have died before
+      // it took the lock): past that its lock holds it, and waiting for that due would have every idle worker
+      // look again every few milliseconds. A holder that died later is found by the next look (pollMs at the
+      // latest) or the next notification. $1 is now.
       text: `SELECT least((SELECT min(due) FROM ${t} WHERE state = ${PENDING}),
-  (SELECT min(due) FROM ${t} WHERE state = ${RUNNING} AND token NOT LIKE '${TRANSACTION_TOKEN}%')) AS due`,
+  (SELECT min(due) FROM ${t} WHERE state = ${RUNNING} AND (token NOT LIKE '${TRANSACTION_TOKEN}%' OR due > $1))) AS due`,
     },
     complete: {
       name: `${schema}.complete`,
