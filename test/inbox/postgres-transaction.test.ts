@@ -168,6 +168,48 @@ describe('transaction: true on postgresInbox', () => {
   });
 });
 
+describe('transaction: true connections', () => {
+  it('one per handler in flight: the pool is sized from the workers\' concurrency, and a claim beyond it waits', async () => {
+    const { inbox } = await setup();
+    const transactions = inbox.transactions!;
+    const release = transactions.reserve(1);
+    for (let i = 0; i < 2; i++) await inbox.put(entry(`pool-${serial}-${i}`));
+    const first = await transactions.claimInTransaction({ leaseMs: 1000, waitMs: 0, timeoutMs: 5000 });
+    expect(first).toBeDefined();
+    let second: unknown;
+    const waiting = transactions.claimInTransaction({ leaseMs: 1000, waitMs: 0, timeoutMs: 5000 }).then((claim) => (second = claim));
+    await sleep(300);
+    expect(second).toBeUndefined(); // Waiting for the one connection, not failed.
+    await first!.complete();
+    await waiting;
+    expect(second).toBeDefined();
+    await (second as { complete(): Promise<void> }).complete();
+    release();
+    expect((await inbox.stats()).done).toBe(2);
+  });
+
+  it('keeps no session state: nothing prepared, and commits flushed (not the worker\'s synchronous_commit = off)', async () => {
+    const { inbox, effects } = await setup();
+    const seen: Array<{ prepared: number; sync: string; pid: number }> = [];
+    const handler = async (_event: unknown, { key, transaction }: { key: string; transaction: import('../../src/index.js').HandlerTransaction }) => {
+      await transaction.query(`INSERT INTO ${effects} (key, attempt) VALUES ($1, 1)`, [key]);
+      const { rows } = await transaction.query<{ prepared: number; sync: string; pid: number }>(
+        "SELECT (SELECT count(*) FROM pg_prepared_statements)::int AS prepared, current_setting('synchronous_commit') AS sync, pg_backend_pid() AS pid",
+      );
+      seen.push(rows[0]!);
+      await sleep(30);
+    };
+    const workers = [2, 3].map((concurrency) => createWorker({ inbox, transaction: true, concurrency, closeInbox: false }).on('message_sent', handler).start());
+    for (const worker of workers) closing.push(() => worker.close());
+    for (let i = 0; i < 40; i++) await inbox.put(entry(`conn-${serial}-${i}`));
+    await until(async () => (await inbox.stats()).done === 40);
+    // A pooler in transaction mode may give each transaction another server connection: none relies on the last.
+    expect(seen.every((row) => row.prepared === 0)).toBe(true);
+    // The handlers' writes are the application's data: not the worker's own `synchronous_commit = off`.
+    expect(seen.every((row) => row.sync === 'on')).toBe(true);
+  });
+});
+
 describe('transaction: true elsewhere', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tx-config-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
