@@ -26,6 +26,8 @@ export interface EffectsFigures {
   dead: number;
   stored: number;
   resent: number;
+  /** Receivers and workers that ended by themselves (not killed by the run), with the end of their stderr. */
+  unexpectedExits: string[];
 }
 export declare function effectsRun(options: {
   server: CrashableServer;

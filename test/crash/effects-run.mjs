@@ -14,6 +14,8 @@ import pg from 'pg';
 const script = fileURLToPath(new URL('effects-process.mjs', import.meta.url));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let databases = 0;
+/** Processes that ended without being killed by the run (a crash of theirs), with the end of their stderr. */
+const unexpected = [];
 
 function freePort() {
   return new Promise((resolve) => {
@@ -29,7 +31,11 @@ async function start(env) {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr.on('data', (chunk) => (output += chunk.toString()));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const proc = { child, exited: undefined, killing: false };
+  proc.exited = new Promise((resolve) => child.once('exit', resolve));
+  child.once('exit', (code, signal) => {
+    if (!proc.killing) unexpected.push(`${env.ROLE} exited by itself (${code ?? signal}): ${output.slice(-500)}`);
+  });
   await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${env.ROLE} did not start:\n${output}`)), 30_000);
     child.stdout.on('data', (chunk) => {
@@ -40,10 +46,11 @@ async function start(env) {
     });
     child.once('exit', (code) => reject(new Error(`${env.ROLE} exited with ${code} before it was ready:\n${output}`)));
   });
-  return { child, exited };
+  return proc;
 }
 
 async function kill(proc) {
+  proc.killing = true;
   if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
   await proc.exited;
 }
@@ -136,6 +143,7 @@ export async function effectsRun({ server, events, mode, concurrency = 8, perSec
   const workers = [await start({ ...base, ROLE: 'worker' }), await start({ ...base, ROLE: 'worker' })];
   const startedAt = Date.now();
   const marks = {};
+  unexpected.length = 0;
   const sending = sendAll(events, ports, perSecond);
   let sent;
   void sending.then((result) => (sent = result));
@@ -170,7 +178,7 @@ export async function effectsRun({ server, events, mode, concurrency = 8, perSec
     const elapsedMs = Date.now() - startedAt;
     // A last look after the queue emptied: nothing still running may add a row.
     await sleep(300);
-    return { mode, events, ...marks, elapsedMs, ...(await tallyOf(url, sent)) };
+    return { mode, events, ...marks, elapsedMs, ...(await tallyOf(url, sent)), unexpectedExits: [...unexpected] };
   } finally {
     await endAsker(url);
     await Promise.allSettled(restarts);

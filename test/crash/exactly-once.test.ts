@@ -31,6 +31,7 @@ describe('exactly-once effects with transaction: true', () => {
   it('300 events, workers SIGKILLed at 1/4 and 3/4, PostgreSQL crashed at 1/2: one effect row per acknowledged event', async () => {
     const figures = await effectsRun({ server: postgres, events: 300, mode: 'transaction', concurrency: 4, perSecond: 40, timeoutMs: 45_000 });
     console.log('exactly-once crash run:', JSON.stringify(figures));
+    expect(figures.unexpectedExits).toEqual([]); // Nothing died of the crash but what the run killed.
     expect(figures).toMatchObject({ acknowledged: 300, missing: 0, doubledEvents: 0, exactlyOne: 300, effectRows: 300, dead: 0 });
     // Every step of the run happened before the end.
     expect(figures.killedFirstWorkerAt).toBeDefined();

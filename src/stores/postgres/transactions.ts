@@ -33,6 +33,8 @@ export interface TransactionSettings {
 
 export class PgTransactions implements InboxTransactions {
   readonly #settings: TransactionSettings;
+  /** Connections that have their 'error' listener (pg's Pool listens only while a connection is idle). */
+  readonly #listened = new WeakSet<Pg.PoolClient>();
   #pool: Pg.Pool | undefined;
   #reserved = 0;
 
@@ -59,6 +61,12 @@ export class PgTransactions implements InboxTransactions {
     if (!this.#pool) throw new Error('No connections were reserved for transactions.');
     // The connection first: a claim never waits for one while its short lease runs.
     const client = await this.#pool.connect();
+    // A connection held by a claim or a handler whose server went away (a restart, a crash) emits 'error':
+    // without a listener that would end the process. Its queries fail and say so; it is then destroyed.
+    if (!this.#listened.has(client)) {
+      this.#listened.add(client);
+      client.on('error', () => undefined);
+    }
     let claim: InboxClaim | undefined;
     try {
       claim = await this.#settings.claim({ leaseMs: LOCK_GRACE_MS, waitMs: options.waitMs, signal: options.signal });
