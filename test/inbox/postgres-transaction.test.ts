@@ -37,11 +37,11 @@ afterEach(async () => {
 });
 
 /** A fresh schema, and an effects table (no unique constraint: a double would show). */
-async function setup(): Promise<{ inbox: Inbox; effects: string; schema: string }> {
+async function setup(pollMs = 50): Promise<{ inbox: Inbox; effects: string; schema: string }> {
   const schema = fresh();
   const effects = `${schema}_effects`;
   await client.query(`CREATE TABLE ${effects} (key text NOT NULL, attempt int NOT NULL)`);
-  const inbox = postgresInbox({ connectionString: database.url, schema, pollMs: 50 });
+  const inbox = postgresInbox({ connectionString: database.url, schema, pollMs });
   closing.push(() => inbox.close());
   return { inbox, effects, schema };
 }
@@ -151,6 +151,33 @@ describe('transaction: true on postgresInbox', () => {
     await until(async () => (await inbox.stats()).done === 1);
     expect(runs).toBe(1);
     expect(await rowsOf(effects)).toHaveLength(1);
+  });
+
+  it('an idle worker does not look again every few milliseconds while a transaction holds a row past its lease', async () => {
+    const { inbox, effects, schema } = await setup(1000);
+    let running = false;
+    const worker = createWorker({ inbox, transaction: true, concurrency: 6, closeInbox: false })
+      .on('message_sent', async (_event, { key, transaction }) => {
+        running = true;
+        await transaction.query(`INSERT INTO ${effects} (key, attempt) VALUES ($1, 1)`, [key]);
+        await sleep(5000);
+      })
+      .start();
+    closing.push(() => worker.close());
+    await inbox.put(entry('held'));
+    await until(async () => running);
+    // Scans of the inbox table by every backend (a backend reports its counts about once a second).
+    const scans = async () =>
+      Number((await client.query(`SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'inbox'`, [schema])).rows[0].n);
+    await sleep(2500); // Past the claim's short lease (LOCK_GRACE_MS): the row is due, and locked.
+    const before = await scans();
+    await sleep(2000);
+    // The other loops wait for a notification or pollMs (1 s here): a couple of looks each; with the locked
+    // row counted as due they would look every 20 ms (LOCKED_RETRY_MS), for nothing.
+    const looked = (await scans()) - before;
+    console.log(`scans of the inbox in 2 s while a transaction held its row: ${looked}`);
+    expect(looked).toBeLessThan(150);
+    await until(async () => (await inbox.stats()).done === 1);
   });
 
   it('runs in the receiver\'s own worker: createWebhooks({ inbox, worker: { transaction: true } })', async () => {
