@@ -28,7 +28,7 @@ export type {
   WebhooksOptions,
 } from './receive/index.js';
 export { ConfigurationError, WebhookError, escapeControl } from './dispatch/index.js';
-export type { HandlerContext, HandlerRegistry, LogLevel, WebhookErrorCode, WebhookErrorDetails, WebhookLogger } from './dispatch/index.js';
+export type { HandlerContext, HandlerRegistry, HandlerTransaction, LogLevel, TransactionContext, WebhookErrorCode, WebhookErrorDetails, WebhookLogger } from './dispatch/index.js';
 export { createWorker } from './delivery/index.js';
 export type {
   DeliveryRetryOptions,

@@ -20,6 +20,11 @@ import {
   type DeliveryRetryOptions,
   type RetryOptions,
   type WorkerOptions,
+  createWorker,
+  memoryInbox,
+  type HandlerTransaction,
+  type Worker,
+  type TransactionContext,
 } from '../src/index.js';
 import type { ApiRetryOptions } from '../src/api/index.js';
 import { createTestEvent } from '../src/testing/index.js';
@@ -141,5 +146,27 @@ describe('retry options: the worker\'s and the REST client\'s named apart', () =
     // @ts-expect-error `retries` is the REST client's count, not the worker's
     const mixedUp: DeliveryRetryOptions = { retries: 2 };
     void mixedUp;
+  });
+});
+
+describe('transaction: true types the handlers\' context.transaction', () => {
+  it('is always there with the option, optional (undefined at run time) without it', () => {
+    const typeOnly = () => {
+      const inbox = memoryInbox();
+      const transactional = createWorker({ inbox, transaction: true });
+      expectTypeOf(transactional).toEqualTypeOf<Worker<TransactionContext>>();
+      transactional.on('message_sent', async (event, { transaction }) => {
+        expectTypeOf(transaction).toEqualTypeOf<HandlerTransaction>();
+        const { rows, rowCount } = await transaction.query<{ id: string }>('SELECT $1::text AS id', [event.data.message.id]);
+        expectTypeOf(rows).toEqualTypeOf<Array<{ id: string }>>();
+        expectTypeOf(rowCount).toEqualTypeOf<number | null>();
+      });
+      createWorker({ inbox }).on('message_sent', (_event, context) => {
+        expectTypeOf(context.transaction).toEqualTypeOf<HandlerTransaction | undefined>();
+        // @ts-expect-error without `transaction: true` it may be absent
+        void context.transaction.query('SELECT 1');
+      });
+    };
+    void typeOnly;
   });
 });

@@ -5,7 +5,7 @@
  * defaults (fsync on, synchronous_commit on), so every commit waits for its WAL flush, as in production.
  * `core`: pin the server's processes to that CPU core (taskset), as the Redis server is pinned.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,13 @@ function pgRun(bin, name, args, core) {
   const pinned = core === undefined ? command : ['taskset', '-c', String(core), ...command];
   const [file, ...argv] = asRoot ? ['runuser', '-u', 'postgres', '--', ...pinned] : pinned;
   return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function pgRunAsync(bin, name, args, core) {
+  const command = [join(bin, name), ...args];
+  const pinned = core === undefined ? command : ['taskset', '-c', String(core), ...command];
+  const [file, ...argv] = asRoot ? ['runuser', '-u', 'postgres', '--', ...pinned] : pinned;
+  return new Promise((resolve, reject) => execFile(file, argv, (error) => (error ? reject(error) : resolve())));
 }
 
 function freePort() {
@@ -70,6 +77,12 @@ export async function startPostgres({ core } = {}) {
       } catch {
         return NaN;
       }
+    },
+    /** `pg_ctl -m immediate` stop (a crash: recovery from the WAL on start), then start again on the same port. */
+    // Not execFileSync: the caller's senders and pollers keep running through the outage, as a real one's would.
+    async crash() {
+      await pgRunAsync(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      await pgRunAsync(bin, 'pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start'], core);
     },
     stop() {
       try {

@@ -5,8 +5,8 @@
  * `createWebhooks({ inbox })` (consuming in the receiving process) both run it.
  */
 import { isKnownTrigger } from '../events/index.js';
-import { pause, type Inbox, type InboxClaim } from './port.js';
-import { Dispatcher, type HandlerContext, type Outcome } from '../dispatch/dispatcher.js';
+import { pause, type FailOutcome, type Inbox, type InboxClaim } from './port.js';
+import { Dispatcher, type HandlerContext, type HandlerTransaction, type Outcome } from '../dispatch/dispatcher.js';
 import { ConfigurationError, WebhookError } from '../dispatch/errors.js';
 import { registrationMethods, type HandlerRegistry } from '../dispatch/handlers.js';
 import { useInbox } from './inbox-users.js';
@@ -16,6 +16,7 @@ import { retryPolicy, type DeliveryRetryOptions, type RetryPolicy } from './retr
 import { InboxHealth, type Health } from './health.js';
 import { attemptInfo, checkTelemetry } from '../dispatch/attempts.js';
 import type { Telemetry } from '../telemetry/hooks.js';
+import { checkTransactionOption } from './transaction-option.js';
 
 export interface WorkerOptions {
   /** Where the events wait: `memoryInbox()`, `sqliteInbox(...)`, `redisInbox(...)`. */
@@ -42,9 +43,17 @@ export interface WorkerOptions {
    * @defaultValue true
    */
   closeInbox?: boolean;
+  /**
+   * Runs each event's handlers inside a transaction of the inbox's database (`postgresInbox` only), given to
+   * them as `context.transaction`: their writes through it commit with the event's completion, or roll back
+   * together on a throw, a timeout or a crash. One connection per handler in flight. See docs/exactly-once.md.
+   * @defaultValue false
+   */
+  transaction?: boolean;
 }
 
-export interface Worker extends HandlerRegistry {
+/** `C`: the handlers' context (with `transaction: true`, a `TransactionContext`). */
+export interface Worker<C extends HandlerContext = HandlerContext> extends HandlerRegistry<C> {
   /** Starts taking events from the inbox. */
   start(): this;
   /**
@@ -68,6 +77,15 @@ interface Settings {
   handlerTimeoutMs: number;
   logger: WebhookLogger;
   telemetry: Telemetry | undefined;
+  transaction: boolean;
+}
+
+/** A claim and how its outcome is written: through the inbox, or in the claim's transaction. */
+interface Held {
+  claim: InboxClaim;
+  transaction?: HandlerTransaction;
+  complete(): Promise<void>;
+  fail(outcome: FailOutcome): Promise<void>;
 }
 
 export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inbox?: Inbox }): void {
@@ -87,6 +105,7 @@ export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inb
   if (options.closeInbox !== undefined && typeof options.closeInbox !== 'boolean') {
     throw new ConfigurationError('closeInbox', '`closeInbox` must be true or false.');
   }
+  checkTransactionOption(options.transaction, inbox);
   retryPolicy(options.retry);
 }
 
@@ -98,6 +117,7 @@ export class Consumer {
   #stops: AbortController[] = [];
   #loops?: Promise<void>;
   #stopObserving: (() => void) | undefined;
+  #unreserve: (() => void) | undefined;
   /** The outcome of its claims and writes; a receiver shares its own (its commits tell it too). */
   readonly health: InboxHealth;
 
@@ -110,6 +130,8 @@ export class Consumer {
   start(): void {
     if (this.#loops) return;
     this.#stopObserving ??= this.#settings.telemetry?.observe(this.#settings.inbox);
+    // A connection ready for each loop: a handler never waits on another's transaction to get one.
+    if (this.#settings.transaction) this.#unreserve ??= this.#settings.inbox.transactions!.reserve(this.#settings.concurrency);
     this.#stops = Array.from({ length: this.#settings.concurrency }, () => new AbortController());
     this.#loops = Promise.all(this.#stops.map((stop) => this.#loop(stop.signal))).then(() => undefined);
   }
@@ -120,14 +142,16 @@ export class Consumer {
     this.#loops = undefined;
     this.#stopObserving?.();
     this.#stopObserving = undefined;
+    this.#unreserve?.();
+    this.#unreserve = undefined;
   }
 
   async #loop(signal: AbortSignal): Promise<void> {
     const { inbox, leaseMs, logger } = this.#settings;
     while (!signal.aborted) {
-      let claim: InboxClaim | undefined;
+      let claim: Held | undefined;
       try {
-        claim = await inbox.claim({ leaseMs, waitMs: IDLE_WAIT_MS, signal });
+        claim = await this.#claim(signal);
         // An idle claim may have only read: it says nothing of whether the inbox takes writes.
         if (claim) this.health.succeeded();
       } catch (cause) {
@@ -141,12 +165,24 @@ export class Consumer {
     }
   }
 
-  async #run(claim: InboxClaim): Promise<void> {
+  /** One claim: a lease the worker renews, or (with `transaction`) a transaction that holds the entry's lock. */
+  async #claim(signal: AbortSignal): Promise<Held | undefined> {
+    const { inbox, leaseMs, handlerTimeoutMs } = this.#settings;
+    if (this.#settings.transaction) {
+      return inbox.transactions!.claimInTransaction({ leaseMs, waitMs: IDLE_WAIT_MS, signal, timeoutMs: handlerTimeoutMs });
+    }
+    const claim = await inbox.claim({ leaseMs, waitMs: IDLE_WAIT_MS, signal });
+    return claim && { claim, complete: () => inbox.complete(claim), fail: (outcome) => inbox.fail(claim, outcome) };
+  }
+
+  async #run(held: Held): Promise<void> {
     const { policy, telemetry, inbox } = this.#settings;
+    const { claim, transaction } = held;
     const { event, rawBody, key, attempt, receivedAt } = claim;
-    if (attempt > policy.attempts) return this.#buryInterrupted(claim);
-    const context: HandlerContext = { key, attempt, receivedAt };
-    const stopRenewing = this.#renewWhileRunning(claim);
+    if (attempt > policy.attempts) return this.#buryInterrupted(held);
+    const context: HandlerContext = transaction ? { key, attempt, receivedAt, transaction } : { key, attempt, receivedAt };
+    // A transaction's row lock holds the entry: there is no lease to renew (and renewing would wait on that lock).
+    const stopRenewing = transaction ? () => undefined : this.#renewWhileRunning(claim);
     const traced = telemetry?.attempt(inbox.kind, attemptInfo(event, claim.trigger, key, attempt, claim.traceparent));
     let outcome: Outcome;
     try {
@@ -158,11 +194,11 @@ export class Consumer {
     }
     const willRetry = attempt < policy.attempts;
     traced?.end(outcome, outcome.length === 0 || !willRetry);
-    if (outcome.length === 0) return this.#store('complete', () => inbox.complete(claim));
+    if (outcome.length === 0) return this.#store('complete', () => held.complete());
 
     const error = outcome.map((failure) => failure.message).join('\n');
     const retryAt = Date.now() + backoffMs(attempt, policy);
-    await this.#store('fail', () => this.#settings.inbox.fail(claim, willRetry ? { retryAt, error } : { dead: true, error }));
+    await this.#store('fail', () => held.fail(willRetry ? { retryAt, error } : { dead: true, error }));
     for (const failure of outcome) {
       const details = { cause: failure.cause, event, rawBody, key, attempt, willRetry };
       await this.#dispatcher.report(new WebhookError(failure.code, failure.message, details));
@@ -170,11 +206,12 @@ export class Consumer {
   }
 
   /** An event whose last attempt was cut off (its process died, its lease ran out): dead, and reported. */
-  async #buryInterrupted(claim: InboxClaim): Promise<void> {
+  async #buryInterrupted(held: Held): Promise<void> {
+    const { claim } = held;
     const { event, rawBody, key, attempt } = claim;
     const message = `The handlers of a "${event.trigger}" event were cut off on its last attempt (the process running them stopped); it is dead.`;
     this.#settings.telemetry?.dead(this.#settings.inbox.kind, claim.trigger);
-    await this.#store('fail', () => this.#settings.inbox.fail(claim, { dead: true, error: message }));
+    await this.#store('fail', () => held.fail({ dead: true, error: message }));
     await this.#dispatcher.report(
       new WebhookError('handler_interrupted', message, { event, rawBody, key, attempt: attempt - 1, willRetry: false }),
     );
@@ -218,18 +255,19 @@ export function consumerSettings(options: WorkerOptions): Settings {
     // A receiver's in-process worker gets the receiver's logger in `options`.
     logger: options.logger ?? consoleLogger,
     telemetry: checkTelemetry(options.telemetry),
+    transaction: options.transaction === true,
   };
 }
 
 /** A worker of its own: handlers registered on it run for the inbox's events once started. */
-export function createConsumer(options: WorkerOptions): Worker {
+export function createConsumer<C extends HandlerContext = HandlerContext>(options: WorkerOptions): Worker<C> {
   const settings = consumerSettings(options);
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger: settings.logger });
   const consumer = new Consumer(settings, dispatcher);
   const release = useInbox(options.inbox, options.closeInbox);
   let closing = false;
   return {
-    ...registrationMethods<Worker>(dispatcher),
+    ...registrationMethods<Worker<C>>(dispatcher),
     start() {
       consumer.start();
       return this;

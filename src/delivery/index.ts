@@ -21,6 +21,8 @@ export type {
   InboxListing,
   InboxState,
   InboxStats,
+  InboxTransaction,
+  InboxTransactions,
   ListOptions,
   PutOptions,
   PutResult,

@@ -34,6 +34,17 @@
  *   `undefined` when none is pending. Read once per metrics collection, never on the request path: it may
  *   cost a query, but should use an index or a bounded scan rather than read every entry.
  *
+ * Transactions — optional (`transactions`, PostgreSQL only), for workers with `transaction: true`:
+ * - `reserve(count)` keeps a connection ready for each of `count` more handlers in flight; the function it
+ *   returns gives them back.
+ * - `claimInTransaction(options)` claims as `claim` does (the attempt is counted, committed at once) and opens a
+ *   transaction on a connection of its own that holds the entry's row lock: while it is open no other worker
+ *   takes the entry, and once it ends (a commit, a rollback, the connection dropped by a crash) the entry is
+ *   free again, without waiting for a lease. Its `complete()` marks the entry done in that transaction and
+ *   commits; its `fail(outcome)` rolls back what the handlers wrote, then records the outcome and commits
+ *   (attempts, the last error, retry time or dead state survive the rollback). Either way the connection goes
+ *   back to the pool; the handlers' `transaction` refuses queries from then on.
+ *
  * Admin — usable from a plain script (the CLI's `inbox` command is one): `stats()`, `list({ state, limit })`,
  * `retry(keys?)` (dead entries become pending, attempts reset; all dead ones without keys), `purge({ state })`
  * (removes entries in that state; purging `done` forgets them as duplicates too) and `close()`.
@@ -43,6 +54,7 @@
  * them), and any notion of ordering between entries (none is promised).
  */
 import type { ParsedWebhook } from '../events/index.js';
+import type { HandlerTransaction } from '../dispatch/dispatcher.js';
 
 /** Where an entry is in its life. */
 export type InboxState = 'pending' | 'running' | 'done' | 'dead';
@@ -146,6 +158,23 @@ export interface Inbox {
   ping?(): Promise<void>;
   /** Optional: the `receivedAt` of the oldest pending entry, `undefined` when none is (see the top of this file). */
   oldestPendingAt?(): Promise<number | undefined>;
+  /** Optional: claims in a database transaction, for `transaction: true` (see the top of this file). */
+  readonly transactions?: InboxTransactions;
+}
+
+/** Optional: claims whose handlers run in a transaction of the inbox's database (see the top of this file). */
+export interface InboxTransactions {
+  reserve(count: number): () => void;
+  /** `timeoutMs`: the handlers' time limit (0: none), set on the server too, as a backstop. */
+  claimInTransaction(options: ClaimOptions & { timeoutMs: number }): Promise<InboxTransaction | undefined>;
+}
+
+/** One claimed entry and the open transaction its handlers write through. */
+export interface InboxTransaction {
+  readonly claim: InboxClaim;
+  readonly transaction: HandlerTransaction;
+  complete(): Promise<void>;
+  fail(outcome: FailOutcome): Promise<void>;
 }
 
 export const DEFAULT_LIST_LIMIT = 100;

@@ -14,6 +14,7 @@
  * of src/stores/ but its port.
  */
 import { createConsumer, type Worker, type WorkerOptions } from './consume.js';
+import type { HandlerContext, TransactionContext } from '../dispatch/dispatcher.js';
 
 export type { Worker, WorkerOptions };
 
@@ -31,6 +32,8 @@ export type { Worker, WorkerOptions };
  * process.on('SIGTERM', () => void worker.close());
  * ```
  */
-export function createWorker(options: WorkerOptions): Worker {
+export function createWorker(options: WorkerOptions & { transaction: true }): Worker<TransactionContext>;
+export function createWorker(options: WorkerOptions): Worker;
+export function createWorker(options: WorkerOptions): Worker<HandlerContext> {
   return createConsumer(options);
 }

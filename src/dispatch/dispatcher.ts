@@ -25,6 +25,26 @@ export interface HandlerContext {
    * an inbox does not know where a stored event came from.
    */
   readonly source?: 'reconcile';
+  /**
+   * Only with `transaction: true` (a worker on `postgresInbox`): an open transaction on the inbox's database.
+   * What the handler writes through it commits with the event's completion, or not at all. See
+   * docs/exactly-once.md.
+   */
+  readonly transaction?: HandlerTransaction;
+}
+
+/**
+ * A transaction a handler writes through: node-postgres's `query(text, values)`. It is the worker's, not the
+ * handler's: the worker commits it (with the completion) or rolls it back, so a handler never sends BEGIN,
+ * COMMIT or ROLLBACK itself.
+ */
+export interface HandlerTransaction {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/** The context of a worker's handlers with `transaction: true`: its `transaction` is always there. */
+export interface TransactionContext extends HandlerContext {
+  readonly transaction: HandlerTransaction;
 }
 
 export type AnyHandler = (event: ParsedWebhook, context: HandlerContext) => unknown;

@@ -6,13 +6,14 @@ import type { EventOf, ParsedWebhook, Trigger, UnknownWebhookEvent } from '../ev
 import { ANY, UNKNOWN, type AnyHandler, type Dispatcher, type HandlerContext } from './dispatcher.js';
 import type { WebhookError } from './errors.js';
 
-export interface HandlerRegistry {
+/** `C`: what handlers get beside the event (a worker with `transaction: true` gives a `TransactionContext`). */
+export interface HandlerRegistry<C extends HandlerContext = HandlerContext> {
   /** Handles one trigger, or several: the handler gets the event typed by trigger, and its context. */
-  on<T extends Trigger>(trigger: T | readonly T[], handler: (event: EventOf<T>, context: HandlerContext) => unknown): this;
+  on<T extends Trigger>(trigger: T | readonly T[], handler: (event: EventOf<T>, context: C) => unknown): this;
   /** Handles every accepted event, known or not. */
-  onAny(handler: (event: ParsedWebhook, context: HandlerContext) => unknown): this;
+  onAny(handler: (event: ParsedWebhook, context: C) => unknown): this;
   /** Handles events whose trigger this version does not know. */
-  onUnknown(handler: (event: UnknownWebhookEvent, context: HandlerContext) => unknown): this;
+  onUnknown(handler: (event: UnknownWebhookEvent, context: C) => unknown): this;
   /** Receives every failure: rejected requests, invalid payloads, failed or overdue handlers. */
   onError(handler: (error: WebhookError) => unknown): this;
   /** Removes a handler: from one trigger or several, or from everything it was registered for. */
@@ -21,7 +22,7 @@ export interface HandlerRegistry {
 }
 
 /** The registry's methods over a dispatcher, to spread into a receiver or a worker (each returns `this`). */
-export function registrationMethods<Self extends HandlerRegistry>(dispatcher: Dispatcher): Pick<Self, keyof HandlerRegistry> {
+export function registrationMethods<Self extends Record<keyof HandlerRegistry, unknown>>(dispatcher: Dispatcher): Pick<Self, keyof HandlerRegistry> {
   const methods: HandlerRegistry = {
     on(trigger, handler) {
       dispatcher.onTriggers(trigger, handler as unknown as AnyHandler);

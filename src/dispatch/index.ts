@@ -5,7 +5,7 @@
  * and the worker alike.
  */
 export { ANY, Dispatcher, NO_FAILURES, UNKNOWN, isThenable, unknownTrigger } from './dispatcher.js';
-export type { AnyHandler, DispatcherOptions, ErrorHandler, HandlerContext, Outcome } from './dispatcher.js';
+export type { AnyHandler, DispatcherOptions, ErrorHandler, HandlerContext, HandlerTransaction, Outcome, TransactionContext } from './dispatcher.js';
 export { registrationMethods } from './handlers.js';
 export type { HandlerRegistry } from './handlers.js';
 export { ConfigurationError, WebhookError, describeCause } from './errors.js';

@@ -29,6 +29,8 @@ export interface PostgresServer {
   urlOf(database: string): string;
   /** pg_ctl stop -m fast, then start again on the same port. */
   restart(): Promise<void>;
+  /** pg_ctl stop -m immediate (a crash: no checkpoint, recovery from the WAL on start), then start again. */
+  crash(): Promise<void>;
   stopFast(): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -77,6 +79,10 @@ export async function startPostgres(): Promise<PostgresServer> {
     stopFast,
     async restart() {
       await stopFast();
+      await start();
+    },
+    async crash() {
+      await pgCommand(bin, 'pg_ctl', ['-D', data, '-m', 'immediate', '-w', '-t', '60', 'stop']);
       await start();
     },
     async stop() {

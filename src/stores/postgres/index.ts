@@ -46,7 +46,8 @@ import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, 
 import { Listener } from './listener.js';
 import { makePools } from './pools.js';
 import { migrate, quotedSchema } from './schema.js';
-import { BATCH, paddedRows, putStatement, statements, type Statements } from './statements.js';
+import { BATCH, paddedRows, putStatement, statements, TRANSACTION_TOKEN, type Statements } from './statements.js';
+import { PgTransactions } from './transactions.js';
 import { isStorableBody, unstorableBody } from '../../delivery/stored-event.js';
 
 // Loaded as this module is: without it, importing chat-webhooks/postgres says to install it.
@@ -127,6 +128,8 @@ type Put = InboxEntry;
  */
 const columnText = (text: string): string => text.replaceAll('\0', '\uFFFD');
 type Completion = { key: string; token: string };
+/** A claim's lease, and whether a transaction will hold its row (its token says so). */
+type Take = { leaseMs: number; transaction: boolean };
 
 /**
  * Connects to the inbox in PostgreSQL (tables in `schema`, created on first use).
@@ -161,7 +164,7 @@ class PostgresInbox implements Inbox {
   readonly #pollMs: number;
   readonly #listener: Listener;
   readonly #puts: TurnBatch<Put, PutResult>;
-  readonly #claims: TurnBatch<number, InboxClaim | undefined>;
+  readonly #claims: TurnBatch<Take, InboxClaim | undefined>;
   readonly #completions: TurnBatch<Completion, void>;
   readonly #expiry: { stop(): void };
   readonly #putStatements: Pg.QueryArrayConfig[] = [];
@@ -171,19 +174,18 @@ class PostgresInbox implements Inbox {
    */
   readonly #source: ClaimSource = {
     assertOpen: () => this.#assertOpen(),
-    take: (leaseMs) => this.#claims.add(leaseMs),
+    take: (leaseMs) => this.#claims.add({ leaseMs, transaction: false }),
     mark: () => this.#listener.generation,
-    wait: async (left, signal, seen) => {
-      const untilDue = await this.#untilNextDue();
-      await this.#listener.wait(seen, Math.min(left, this.#pollMs, Math.max(untilDue, LOCKED_RETRY_MS)), signal);
-    },
+    wait: (left, signal, seen) => this.#wait(left, signal, seen),
   };
+  /** The claims of `transaction: true` workers (src/stores/postgres/transactions.ts). */
+  readonly transactions: PgTransactions;
   #ready: Promise<void> | undefined;
   #nextDue: Promise<number> | undefined;
   #closed = false;
 
   constructor(options: PostgresInboxOptions, windowMs: number) {
-    const { pool, owned, worker, listen } = makePools(options);
+    const { pool, owned, worker, listen, transactions } = makePools(options);
     this.#pool = pool;
     this.#workerPool = worker;
     this.#ownsPool = owned;
@@ -196,6 +198,13 @@ class PostgresInbox implements Inbox {
     this.#claims = new TurnBatch((leases) => this.#take(leases), 1, BATCH);
     this.#completions = new TurnBatch((done) => this.#markDone(done), 1, BATCH);
     // Another process's expiry skips the rows this one deletes (SKIP LOCKED).
+    this.transactions = new PgTransactions({
+      pool: (max) => transactions(max),
+      claim: (claimOptions) => this.#claimFor(claimOptions, true),
+      sql: this.#sql,
+      windowMs,
+      columnText,
+    });
     this.#expiry = startSweeps(() => !this.#closed && this.#ready && this.#work(this.#sql.expire, [Date.now()]));
   }
 
@@ -206,10 +215,20 @@ class PostgresInbox implements Inbox {
     return this.#puts.add(entry, options?.signal);
   }
 
-  async claim(options: ClaimOptions): Promise<InboxClaim | undefined> {
+  claim(options: ClaimOptions): Promise<InboxClaim | undefined> {
+    return this.#claimFor(options, false);
+  }
+
+  async #claimFor(options: ClaimOptions, transaction: boolean): Promise<InboxClaim | undefined> {
     const startedAt = Date.now();
     if (options.waitMs > 0) await this.#listener.start();
-    return claimLoop(this.#source, options, startedAt);
+    const source = transaction ? { ...this.#source, take: (leaseMs: number) => this.#claims.add({ leaseMs, transaction }) } : this.#source;
+    return claimLoop(source, options, startedAt);
+  }
+
+  async #wait(left: number, signal: AbortSignal | undefined, seen: number): Promise<void> {
+    const untilDue = await this.#untilNextDue();
+    await this.#listener.wait(seen, Math.min(left, this.#pollMs, Math.max(untilDue, LOCKED_RETRY_MS)), signal);
   }
 
   async renew(claim: InboxClaim, leaseMs: number): Promise<boolean> {
@@ -280,6 +299,7 @@ class PostgresInbox implements Inbox {
     await Promise.all([this.#puts.settled(), this.#completions.settled(), this.#claims.settled()]);
     await this.#listener.close();
     await this.#ready?.catch(() => undefined);
+    await this.transactions.close();
     await this.#workerPool.end();
     if (this.#ownsPool) await this.#pool.end();
   }
@@ -335,13 +355,17 @@ class PostgresInbox implements Inbox {
   }
 
   /** The claims of one turn: one statement takes up to as many due rows, each with the same fresh token. */
-  async #take(leases: number[]): Promise<Array<InboxClaim | undefined>> {
-    const byLease = new Map<number, number[]>();
-    leases.forEach((leaseMs, index) => byLease.set(leaseMs, [...(byLease.get(leaseMs) ?? []), index]));
-    const claims: Array<InboxClaim | undefined> = leases.map(() => undefined);
-    for (const [leaseMs, indexes] of byLease) {
+  async #take(takes: Take[]): Promise<Array<InboxClaim | undefined>> {
+    const byLease = new Map<string, number[]>();
+    takes.forEach(({ leaseMs, transaction }, index) => {
+      const group = `${transaction ? TRANSACTION_TOKEN : ''}${leaseMs}`;
+      byLease.set(group, [...(byLease.get(group) ?? []), index]);
+    });
+    const claims: Array<InboxClaim | undefined> = takes.map(() => undefined);
+    for (const indexes of byLease.values()) {
+      const { leaseMs, transaction } = takes[indexes[0]!]!;
       // One token for the statement's rows: a token tells holders of one key apart, and each row is one key.
-      const token = newToken();
+      const token = (transaction ? TRANSACTION_TOKEN : '') + newToken();
       const now = Date.now();
       const { rows } = await this.#work<EntryRow>(this.#sql.claim, [now, now + leaseMs, token, indexes.length]);
       rows.forEach((row, n) => (claims[indexes[n]!] = claimOfRow(row, token)));
@@ -361,7 +385,7 @@ class PostgresInbox implements Inbox {
 
   /** Milliseconds until the next pending or running row falls due (Infinity: none); one query a turn at most. */
   #untilNextDue(): Promise<number> {
-    this.#nextDue ??= this.#work<{ due: string | null }>(this.#sql.nextDue, [])
+    this.#nextDue ??= this.#work<{ due: string | null }>(this.#sql.nextDue, [Date.now()])
       // least() answers one row, NULL when no row is pending or running.
       .then(({ rows }) => (rows[0]!.due === null ? Infinity : Number(rows[0]!.due)))
       .finally(() => setImmediate(() => (this.#nextDue = undefined)));

@@ -23,6 +23,12 @@ export interface Pools {
   worker: Pg.Pool;
   /** The listening connection's settings. */
   listen: Pg.ClientConfig;
+  /**
+   * The pool of the handlers' transactions (`transaction: true`), sized by the workers that use it. Commits as
+   * durable as the server's `synchronous_commit` (they hold the handlers' writes), with no startup parameter of
+   * ours: its limits are SET LOCAL in each transaction, so a pooler in transaction mode may carry it.
+   */
+  transactions(max: number): Pg.Pool;
 }
 
 /**
@@ -47,10 +53,16 @@ export function makePools(options: PoolOptions): Pools {
   // the process. The pool replaces it; the queries that needed it failed and said so.
   worker.on('error', () => undefined);
   const { max: _max, ...listen } = base;
+  const transactions = (max: number): Pg.Pool => {
+    const { statement_timeout: _timeout, ...settings } = listen;
+    const made = new pg.Pool({ ...(given ? listen : settings), max });
+    made.on('error', () => undefined);
+    return made;
+  };
   // The pool's own settings (connectionString, host, user…) serve the worker's and the listening connections.
-  if (given) return { pool: given, owned: false, worker, listen };
+  if (given) return { pool: given, owned: false, worker, listen, transactions };
   const pool = new pg.Pool({ ...base, max: options.poolSize ?? 10 });
   pool.on('error', () => undefined);
-  return { pool, owned: true, worker, listen };
+  return { pool, owned: true, worker, listen, transactions };
 }
 

@@ -6,6 +6,12 @@ import type * as Pg from 'pg';
 import { EXPIRY_BATCH } from '../kit/index.js';
 import { DEAD, DONE, PENDING, quotedSchema, RUNNING } from './schema.js';
 
+/**
+ * Marks the token of a claim held by a transaction (src/stores/postgres/transactions.ts): its row is locked
+ * while its handlers run, so its short lease says nothing of when it may be taken again.
+ */
+export const TRANSACTION_TOKEN = 'tx.';
+
 /** Rows per admin statement (retry, purge) and keys per put statement. */
 export const BATCH = 1000;
 
@@ -56,7 +62,12 @@ RETURNING i.key, i.trigger, i.received_at, i.attempts, i.raw_body, i.traceparent
     },
     nextDue: {
       name: `${schema}.nextDue`,
-      text: `SELECT least((SELECT min(due) FROM ${t} WHERE state = ${PENDING}), (SELECT min(due) FROM ${t} WHERE state = ${RUNNING})) AS due`,
+      // A transaction's running row counts only until its short lease ends (its holder may have died before
+      // it took the lock): past that its lock holds it, and waiting for that due would have every idle worker
+      // look again every few milliseconds. A holder that died later is found by the next look (pollMs at the
+      // latest) or the next notification. $1 is now.
+      text: `SELECT least((SELECT min(due) FROM ${t} WHERE state = ${PENDING}),
+  (SELECT min(due) FROM ${t} WHERE state = ${RUNNING} AND (token NOT LIKE '${TRANSACTION_TOKEN}%' OR due > $1))) AS due`,
     },
     complete: {
       name: `${schema}.complete`,
@@ -75,6 +86,10 @@ function singleStatements(schema: string, t: string, channel: string) {
     retryLater: `WITH moved AS (UPDATE ${t} SET state = ${PENDING}, due = $3, token = NULL, last_error = $4
   WHERE key = $1 AND token = $2 AND state = ${RUNNING} RETURNING key)
 SELECT pg_notify('${channel}', '1')::text FROM moved`,
+    // In a claim's transaction (transactions.ts): by text, no prepared statement lives on a pooled connection.
+    lockClaimed: `SELECT 1 FROM ${t} WHERE key = $1 AND token = $2 AND state = ${RUNNING} FOR UPDATE`,
+    completeOne: `UPDATE ${t} SET state = ${DONE}, due = received_at + $1, token = NULL, raw_body = NULL, traceparent = NULL
+  WHERE key = $2 AND token = $3 AND state = ${RUNNING}`,
     bury: `UPDATE ${t} SET state = ${DEAD}, due = $3, token = NULL, last_error = $4 WHERE key = $1 AND token = $2 AND state = ${RUNNING}`,
     counts: `SELECT state, count(*)::int AS n FROM ${t} WHERE state <> ${DONE} OR due > $1 GROUP BY state`,
     // A bounded scan on the (state, due) index, as SQLite's: the oldest among the 1 000 pending rows due first.
