@@ -8,6 +8,7 @@ import { type HandleOptions, type WebhookResponse, type Webhooks, workFinished }
 import { type ParsedWebhook } from '../../src/events/index.js';
 import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
 import { kindOf, toRequest, toResult, type Kind } from './translate.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 export type {
   AlbEvent,
@@ -64,6 +65,7 @@ const GRACE_MS = 100;
  * ```
  */
 export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
+  requireReceiver('lambdaHandler', "lambdaHandler(webhooks, { path: '/webhooks' })", webhooks);
   rejectUnknownOptions('lambdaHandler', options, Object.keys({ timeBudgetMs: true, enqueue: true, path: true } satisfies Record<keyof LambdaHandlerOptions, true>));
   const { timeBudgetMs = DEFAULT_TIME_BUDGET_MS, enqueue, path } = options;
   if (!(timeBudgetMs > 0 && timeBudgetMs !== Infinity)) {
