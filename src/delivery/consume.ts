@@ -5,7 +5,7 @@
  * `createWebhooks({ inbox })` (consuming in the receiving process) both run it.
  */
 import { isKnownTrigger } from '../events/index.js';
-import { pause, type Inbox, type InboxClaim } from './port.js';
+import { INBOX_CHOICES, pause, type Inbox, type InboxClaim } from './port.js';
 import { Dispatcher, type HandlerContext, type Outcome } from '../dispatch/dispatcher.js';
 import { ConfigurationError, WebhookError } from '../dispatch/errors.js';
 import { registrationMethods, type HandlerRegistry } from '../dispatch/handlers.js';
@@ -13,12 +13,13 @@ import { useInbox } from './inbox-users.js';
 import { consoleLogger, type WebhookLogger } from '../dispatch/logger.js';
 import { backoffMs } from '../platform/backoff.js';
 import { retryPolicy, type DeliveryRetryOptions, type RetryPolicy } from './retry-policy.js';
-import { InboxHealth, type Health } from './health.js';
+import { InboxHealth, workerHealth, type WorkerHealth } from './health.js';
 import { attemptInfo, checkTelemetry } from '../dispatch/attempts.js';
+import { rejectUnknownOptions } from '../dispatch/unknown-options.js';
 import type { Telemetry } from '../telemetry/hooks.js';
 
 export interface WorkerOptions {
-  /** Where the events wait: `memoryInbox()`, `sqliteInbox(...)`, `redisInbox(...)`. */
+  /** Where the events wait: `memoryInbox()`, `sqliteInbox(...)`, `redisInbox(...)`, `postgresInbox(...)`. */
   inbox: Inbox;
   /** How many events run at once. Default 8. */
   concurrency?: number;
@@ -44,6 +45,21 @@ export interface WorkerOptions {
   closeInbox?: boolean;
 }
 
+/**
+ * Every option of `createWorker`, for the check that refuses a misspelled one (`concurency`). A record over the
+ * keys of `WorkerOptions`, so that tsc refuses to build while a new option is missing here: add it here only.
+ */
+export const WORKER_OPTIONS = Object.keys({
+  inbox: true,
+  concurrency: true,
+  retry: true,
+  leaseMs: true,
+  handlerTimeoutMs: true,
+  logger: true,
+  telemetry: true,
+  closeInbox: true,
+} satisfies Record<keyof WorkerOptions, true>);
+
 export interface Worker extends HandlerRegistry {
   /** Starts taking events from the inbox. */
   start(): this;
@@ -52,8 +68,8 @@ export interface Worker extends HandlerRegistry {
    * other receiver or worker of this process uses it (see `closeInbox`), and resolves.
    */
   close(): Promise<void>;
-  /** Whether the worker can work: from its latest claims and writes (see README, "Health"). */
-  health(): Promise<Health>;
+  /** Whether the worker works: started, and from its latest claims and writes (see README, "Health"). */
+  health(): Promise<WorkerHealth>;
 }
 
 /** How long an idle claim waits before looking again; short enough for close() to be prompt. */
@@ -73,7 +89,7 @@ interface Settings {
 export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inbox?: Inbox }): void {
   const { concurrency, leaseMs, handlerTimeoutMs, inbox } = options;
   if (!inbox || typeof inbox.claim !== 'function' || typeof inbox.put !== 'function') {
-    throw new ConfigurationError('inbox', 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+    throw new ConfigurationError('inbox', `A worker needs \`inbox\`: ${INBOX_CHOICES}.`);
   }
   if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency >= 1)) {
     throw new ConfigurationError('concurrency', '`concurrency` must be a whole number, at least 1.');
@@ -223,14 +239,17 @@ export function consumerSettings(options: WorkerOptions): Settings {
 
 /** A worker of its own: handlers registered on it run for the inbox's events once started. */
 export function createConsumer(options: WorkerOptions): Worker {
+  rejectUnknownOptions('createWorker', options, WORKER_OPTIONS);
   const settings = consumerSettings(options);
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger: settings.logger });
   const consumer = new Consumer(settings, dispatcher);
   const release = useInbox(options.inbox, options.closeInbox);
   let closing = false;
+  let started = false;
   return {
     ...registrationMethods<Worker>(dispatcher),
     start() {
+      started = true;
       consumer.start();
       return this;
     },
@@ -239,6 +258,6 @@ export function createConsumer(options: WorkerOptions): Worker {
       await consumer.close();
       await release();
     },
-    health: () => consumer.health.health(closing),
+    health: async () => workerHealth(await consumer.health.health(closing), started),
   };
 }

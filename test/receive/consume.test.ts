@@ -294,7 +294,7 @@ describe('the worker: options and lifecycle', () => {
 
   it('refuses each bad option with its name and what it must be', () => {
     const inbox = memoryInbox();
-    const inboxNeeded = { option: 'inbox', message: 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).' };
+    const inboxNeeded = { option: 'inbox', message: 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }), redisInbox({ url }) or postgresInbox({ connectionString }).' };
     expect(configurationError(() => createWorker({} as never))).toEqual(inboxNeeded);
     expect(configurationError(() => createWorker({ inbox: { ...inbox, claim: undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
     expect(configurationError(() => createWorker({ inbox: { claim: () => undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
