@@ -14,6 +14,7 @@ import { consoleLogger, type WebhookLogger } from '../dispatch/logger.js';
 import { backoffMs } from '../platform/backoff.js';
 import { retryPolicy, type DeliveryRetryOptions, type RetryPolicy } from './retry-policy.js';
 import { InboxHealth, workerHealth, type WorkerHealth } from './health.js';
+import { Outage } from './outage.js';
 import { attemptInfo, checkTelemetry } from '../dispatch/attempts.js';
 import { rejectUnknownOptions } from '../dispatch/unknown-options.js';
 import type { Telemetry } from '../telemetry/hooks.js';
@@ -74,7 +75,6 @@ export interface Worker extends HandlerRegistry {
 
 /** How long an idle claim waits before looking again; short enough for close() to be prompt. */
 const IDLE_WAIT_MS = 1000;
-const INBOX_DOWN_PAUSE_MS = 1000;
 
 interface Settings {
   inbox: Inbox;
@@ -116,11 +116,14 @@ export class Consumer {
   #stopObserving: (() => void) | undefined;
   /** The outcome of its claims and writes; a receiver shares its own (its commits tell it too). */
   readonly health: InboxHealth;
+  /** One warning when the inbox stops answering claims, one line when it is back: shared by all loops. */
+  readonly #outage: Outage;
 
   constructor(settings: Settings, dispatcher: Dispatcher, health = new InboxHealth(settings.inbox)) {
     this.#settings = settings;
     this.#dispatcher = dispatcher;
     this.health = health;
+    this.#outage = new Outage(settings.inbox.kind, settings.logger);
   }
 
   start(): void {
@@ -139,18 +142,21 @@ export class Consumer {
   }
 
   async #loop(signal: AbortSignal): Promise<void> {
-    const { inbox, leaseMs, logger } = this.#settings;
+    const { inbox, leaseMs } = this.#settings;
+    /** Claims of this loop that failed in a row: the pause before the next grows with it. */
+    let streak = 0;
     while (!signal.aborted) {
       let claim: InboxClaim | undefined;
       try {
         claim = await inbox.claim({ leaseMs, waitMs: IDLE_WAIT_MS, signal });
+        streak = 0;
+        this.#outage.answered();
         // An idle claim may have only read: it says nothing of whether the inbox takes writes.
         if (claim) this.health.succeeded();
       } catch (cause) {
         if (signal.aborted) break;
         this.health.failed(cause);
-        logger.error?.({ inbox: inbox.kind, reason: String(cause) }, 'Could not claim an event from the inbox; trying again.');
-        await pause(INBOX_DOWN_PAUSE_MS, signal);
+        await pause(this.#outage.failed(cause, ++streak), signal);
         continue;
       }
       if (claim) await this.#run(claim);
