@@ -26,7 +26,13 @@ webhooks.onDuplicate((event, { key }) =>
 );
 
 webhooks.onAny((event) => console.log(`received    ${event.trigger}: ${summary(event)}`));
-webhooks.onError((error) => console.log(`refused     ${error.status ?? ''} ${error.code}: ${error.message}`));
+webhooks.onError((error) => console.log(`${verdict(error.status)} ${error.status ?? ''} ${error.code}: ${error.message}`));
+
+/** What became of the delivery: refused (4xx/5xx), accepted all the same (an invalid payload gets 200), or failed after the 200. */
+function verdict(status) {
+  if (status === undefined) return 'failed     ';
+  return status < 300 ? 'accepted   ' : 'refused    ';
+}
 
 /** One line about an event: the message text where there is one, else the start of its data. */
 function summary(event) {

@@ -8,7 +8,7 @@
  * through every adapter.
  */
 export const statusTable = [
-  ['method is not POST', '405, `Allow: POST`', 'nothing dispatched'],
+  ['method is not POST', '405, `Allow: POST`', 'nothing dispatched; a debug log line (`logLevel: \'debug\'`)'],
   ['body larger than `maxBodyBytes` (default 1 MiB)', '413, `Connection: close`', 'reading stops at the limit; nothing buffered past it'],
   [
     'a Content-Type that is not JSON in UTF-8 (compared case-insensitively: `Application/json; charset=utf-8` is JSON, `charset=utf-16` is not), or a compressed body (`Content-Encoding` other than `identity`)',
@@ -39,7 +39,7 @@ export const statusTable = [
   [
     'known trigger whose `data` fails its schema',
     "200 by default (`invalidPayload: 'accept'`), 400 with `'reject'`",
-    'onError (`invalid_payload`, zod issues, raw body) either way: never silently dropped',
+    'onError (`invalid_payload`, zod issues, raw body, `status` the one sent) either way: never silently dropped',
   ],
   ['unknown trigger', '200', '`onUnknown` and `onAny` handlers get it (`UnknownWebhookEvent`)'],
   ['valid event', '200 `OK` at once', 'handlers run after the response (or after a durable inbox commit when one is set)'],

@@ -44,6 +44,7 @@ export type {
   PutResult,
   RetryOptions,
   Worker,
+  WorkerHealth,
   WorkerOptions,
 } from './delivery/index.js';
 export type { Telemetry } from './telemetry/hooks.js';

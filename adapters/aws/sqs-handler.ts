@@ -11,6 +11,7 @@ import { type ParsedWebhook } from '../../src/events/index.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { LambdaContext, SqsBatchResponse, SqsEvent, SqsRecord } from './shapes.js';
 import { fromRecord, type ReceivedMessage } from './sqs-message.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 export interface SqsHandlerOptions {
   /**
@@ -100,12 +101,7 @@ function flawOf(record: SqsRecord): string | undefined {
 }
 
 function checkOptions(webhooks: Webhooks, options: SqsHandlerOptions): void {
-  if (!webhooks || typeof webhooks.receive !== 'function' || typeof webhooks.report !== 'function') {
-    throw new ConfigurationError(
-      'webhooks',
-      'sqsHandler needs the receiver whose handlers run: sqsHandler(createWebhooks({ auth: false }).on(...), options).',
-    );
-  }
+  requireReceiver('sqsHandler', 'sqsHandler(createWebhooks({ auth: false }).on(…), { idempotency })', webhooks, ['receive', 'report']);
   rejectUnknownOptions('sqsHandler', options, ['idempotency', 'fifo']);
   const { idempotency, fifo } = options;
   if (idempotency !== undefined && (typeof idempotency?.begin !== 'function' || typeof idempotency.complete !== 'function')) {

@@ -74,8 +74,9 @@ export function sqsQueue(options: SqsQueueOptions): Inbox {
     retry: async () => 0,
     purge: async () => 0,
     async close() {
-      // Only a client made here is ours to destroy.
-      if (!options.client) (await client).destroy();
+      // Only a client made here is ours to destroy; one that could not be made (the SDK is not installed) has
+      // nothing to close, and its failure was each put's to report: close() must not reject with it again.
+      if (!options.client) (await client.catch(() => undefined))?.destroy();
     },
   };
 }

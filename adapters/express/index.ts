@@ -21,6 +21,7 @@ import { type BodyReader, type HandleOptions, type WebhookBody, type Webhooks } 
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
 import { bodyOf, type ParsedRequest } from '../shared/parsed-body.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 export interface ExpressMiddlewareOptions {
   /**
@@ -62,6 +63,7 @@ export type ExpressWebhookMiddleware = [ExpressWebhookHandler, ExpressWebhookErr
  * ```
  */
 export function expressMiddleware(webhooks: Webhooks, options: ExpressMiddlewareOptions = {}): ExpressWebhookMiddleware {
+  requireReceiver('expressMiddleware', "app.use('/webhooks', expressMiddleware(webhooks))", webhooks);
   rejectUnknownOptions('expressMiddleware', options, Object.keys({ path: true } satisfies Record<keyof ExpressMiddlewareOptions, true>));
   const { path } = options;
   const elsewhere = (req: IncomingMessage) => path !== undefined && pathOf(req.url) !== path;

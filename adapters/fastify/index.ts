@@ -11,11 +11,12 @@
  * streaming, unauthenticated bodies never read), and the rest of the app keeps its own parsers and limits.
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { ConfigurationError, rejectUnknownOptions, WebhookError } from '../../src/dispatch/index.js';
+import { rejectUnknownOptions, WebhookError } from '../../src/dispatch/index.js';
 import { type BodyReader, type Webhooks } from '../../src/receive/index.js';
 import { lingerIfClosing } from '../shared/lingering-close.js';
 import { nodeHeaders } from '../shared/node-request.js';
 import { nodeBodyReader } from '../shared/stream-reader.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 export interface FastifyWebhooksOptions {
   /** The receiver from `createWebhooks`. */
@@ -46,12 +47,7 @@ export const fastifyWebhooks: FastifyPluginAsync<FastifyWebhooksOptions> = async
   // Besides its own, the options Fastify's register() takes for any plugin.
   rejectUnknownOptions('fastifyWebhooks', options, ['webhooks', 'path', 'prefix', 'logLevel', 'logSerializers']);
   const { webhooks, path = '/webhooks' } = options ?? {};
-  if (typeof webhooks?.handle !== 'function') {
-    throw new ConfigurationError(
-      'webhooks',
-      'fastifyWebhooks needs the receiver: app.register(fastifyWebhooks, { webhooks: createWebhooks({ … }) }).',
-    );
-  }
+  requireReceiver('fastifyWebhooks', 'app.register(fastifyWebhooks, { webhooks, path })', webhooks);
 
   // Only this plugin's context loses the parsers; '*' also catches requests without a Content-Type. The
   // payload may be a stream a preParsing hook substituted for the request: it is read the same way.

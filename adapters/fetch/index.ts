@@ -12,6 +12,7 @@
 import { rejectUnknownOptions } from '../../src/dispatch/index.js';
 import { type HandleOptions, type Webhooks } from '../../src/receive/index.js';
 import { fetchBodyReader } from '../shared/fetch-body-reader.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 export { fetchBodyReader };
 
@@ -52,6 +53,7 @@ export type FetchHandler = (request: Request, ctx?: FetchContext) => Promise<Res
  * ```
  */
 export function fetchHandler(webhooks: Webhooks, options: FetchHandlerOptions = {}): FetchHandler {
+  requireReceiver('fetchHandler', 'fetchHandler(webhooks, { path })', webhooks);
   rejectUnknownOptions('fetchHandler', options, Object.keys({ path: true, awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof FetchHandlerOptions, true>));
   const { path, awaitHandlers = false, handlerTimeoutMs } = options;
   // The path is the route, for telemetry's `http.route`.

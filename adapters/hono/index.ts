@@ -11,6 +11,7 @@
 import { rejectUnknownOptions } from '../../src/dispatch/index.js';
 import { type HandleOptions, type Webhooks } from '../../src/receive/index.js';
 import { honoBodyReader, type HonoBodyCache } from './cached-body.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 /**
  * What the handler reads of Hono's `Context`: the Fetch API request, what Hono kept of a body a middleware
@@ -64,6 +65,7 @@ function executionContextOf(c: HonoContext): HonoContext['executionCtx'] | undef
  * ```
  */
 export function honoHandler(webhooks: Webhooks, options: HonoHandlerOptions = {}): HonoHandler {
+  requireReceiver('honoHandler', "app.post('/webhooks', honoHandler(webhooks))", webhooks);
   rejectUnknownOptions('honoHandler', options, Object.keys({ awaitHandlers: true, handlerTimeoutMs: true } satisfies Record<keyof HonoHandlerOptions, true>));
   const { awaitHandlers = false, handlerTimeoutMs } = options;
   const unrouted: HandleOptions = handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs };

@@ -6,8 +6,19 @@
 import { ConfigurationError, rejectUnknownOptions } from '../../src/dispatch/index.js';
 import { type HandleOptions, type WebhookResponse, type Webhooks, workFinished } from '../../src/receive/index.js';
 import { type ParsedWebhook } from '../../src/events/index.js';
-import type { LambdaContext, LambdaHttpEvent, LambdaHttpResult } from './shapes.js';
+import type {
+  AlbEvent,
+  AlbResult,
+  ApiGatewayProxyEvent,
+  ApiGatewayProxyEventV2,
+  ApiGatewayProxyResult,
+  ApiGatewayProxyResultV2,
+  LambdaContext,
+  LambdaHttpEvent,
+  LambdaHttpResult,
+} from './shapes.js';
 import { kindOf, toRequest, toResult, type Kind } from './translate.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 export type {
   AlbEvent,
@@ -40,7 +51,23 @@ export interface LambdaHandlerOptions {
   path?: string;
 }
 
-export type LambdaHttpHandler = (event: LambdaHttpEvent, context?: LambdaContext) => Promise<LambdaHttpResult>;
+/**
+ * What the handler reads of Lambda's context object: @types/aws-lambda's `Context` (which has no index
+ * signature, so is not a `LambdaContext`) fits, as does any object with the method or without it.
+ */
+type InvocationContext = LambdaContext | Pick<LambdaContext, 'getRemainingTimeInMillis'>;
+
+/**
+ * One handler for every kind of event, typed per kind: so it can be given where @types/aws-lambda's
+ * `APIGatewayProxyHandler`, `APIGatewayProxyHandlerV2` (function URLs too) or `ALBHandler` is expected, and
+ * the result of a call has the shape of its event's kind.
+ */
+export interface LambdaHttpHandler {
+  (event: ApiGatewayProxyEventV2, context?: InvocationContext): Promise<ApiGatewayProxyResultV2>;
+  (event: AlbEvent, context?: InvocationContext): Promise<AlbResult>;
+  (event: ApiGatewayProxyEvent, context?: InvocationContext): Promise<ApiGatewayProxyResult>;
+  (event: LambdaHttpEvent, context?: InvocationContext): Promise<LambdaHttpResult>;
+}
 
 const DEFAULT_TIME_BUDGET_MS = 1500;
 /** Time kept back from the invocation's remaining time for onError reports and returning the result. */
@@ -64,6 +91,7 @@ const GRACE_MS = 100;
  * ```
  */
 export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions = {}): LambdaHttpHandler {
+  requireReceiver('lambdaHandler', "lambdaHandler(webhooks, { path: '/webhooks' })", webhooks);
   rejectUnknownOptions('lambdaHandler', options, Object.keys({ timeBudgetMs: true, enqueue: true, path: true } satisfies Record<keyof LambdaHandlerOptions, true>));
   const { timeBudgetMs = DEFAULT_TIME_BUDGET_MS, enqueue, path } = options;
   if (!(timeBudgetMs > 0 && timeBudgetMs !== Infinity)) {
@@ -73,7 +101,7 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
   const settling = new Settling();
   // The result, or a promise of it when the handlers (or a commit) are still running. Not async itself: the
   // state of an async function lives on the heap, and this one has much of it.
-  const invoke = (event: LambdaHttpEvent, context: LambdaContext | undefined): LambdaHttpResult | Promise<LambdaHttpResult> => {
+  const invoke = (event: LambdaHttpEvent, context: InvocationContext | undefined): LambdaHttpResult | Promise<LambdaHttpResult> => {
     const kind = kindOf(event);
     const request = toRequest(event, kind);
     if (path !== undefined && !request.paths.includes(path)) {
@@ -98,7 +126,8 @@ export function lambdaHandler(webhooks: Webhooks, options: LambdaHandlerOptions 
     return answerOnce(event, kind, settling, sent, limits, (waiting) => (later = waiting));
   };
   // Exactly two parameters and async: Node 24 runtimes refuse callback-style handlers.
-  return async (event, context) => invoke(event, context);
+  // The result's shape follows the event's kind (toResult), which the overloads of LambdaHttpHandler state.
+  return (async (event: LambdaHttpEvent, context?: InvocationContext) => invoke(event, context)) as LambdaHttpHandler;
 }
 
 /**

@@ -30,7 +30,8 @@ export interface ApiGatewayProxyEvent {
       apiKey?: string | null;
       apiKeyId?: string | null;
       caller?: string | null;
-      clientCert?: Record<string, unknown> | null;
+      /** @types/aws-lambda's `APIGatewayEventClientCertificate`: an object the adapter does not read. */
+      clientCert?: object | null;
       cognitoAuthenticationProvider?: string | null;
       cognitoAuthenticationType?: string | null;
       cognitoIdentityId?: string | null;
@@ -56,7 +57,8 @@ export interface ApiGatewayProxyEvent {
 
 /** API Gateway HTTP API payload format 2.0. Header names are lower case; repeated headers are comma-joined. */
 export interface ApiGatewayProxyEventV2 {
-  version: '2.0';
+  /** `'2.0'`; typed as a string, as @types/aws-lambda types it, so that its events are accepted. */
+  version: string;
   routeKey: string;
   /** With a named stage (not `$default`) this starts with `/<stage>`. */
   rawPath: string;
@@ -69,7 +71,7 @@ export interface ApiGatewayProxyEventV2 {
   requestContext: {
     accountId: string;
     apiId: string;
-    authentication?: Record<string, unknown> | null;
+    authentication?: object | null;
     authorizer?: Record<string, unknown>;
     /** `<api-id>.execute-api.<region>.amazonaws.com`, a custom domain, or `<url-id>.lambda-url.<region>.on.aws`. */
     domainName: string;
@@ -100,7 +102,8 @@ export interface AlbEvent {
   multiValueQueryStringParameters?: MultiStringMap;
   headers?: StringMap;
   multiValueHeaders?: MultiStringMap;
-  body: string;
+  /** A string; null as @types/aws-lambda types it (an empty body either way). */
+  body: string | null;
   isBase64Encoded: boolean;
 }
 

@@ -8,6 +8,7 @@ import { type Webhooks } from '../../src/receive/index.js';
 import { nodeHeaders, pathOf } from '../shared/node-request.js';
 import { sendNodeResponse } from '../shared/response-writer.js';
 import { bodyOf } from '../shared/parsed-body.js';
+import { requireReceiver } from '../shared/receiver-check.js';
 
 export interface NodeMiddlewareOptions {
   /** Only requests to this path are webhook deliveries; others go to `next()`, or get 404 without one. */
@@ -32,6 +33,7 @@ export type NodeMiddleware = (req: IncomingMessage, res: ServerResponse, next?: 
  * ```
  */
 export function nodeMiddleware(webhooks: Webhooks, options: NodeMiddlewareOptions = {}): NodeMiddleware {
+  requireReceiver('nodeMiddleware', 'nodeMiddleware(webhooks, { path })', webhooks);
   rejectUnknownOptions('nodeMiddleware', options, Object.keys({ path: true } satisfies Record<keyof NodeMiddlewareOptions, true>));
   const { path } = options;
   // The path is the route, for telemetry's `http.route`.

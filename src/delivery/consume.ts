@@ -5,7 +5,7 @@
  * `createWebhooks({ inbox })` (consuming in the receiving process) both run it.
  */
 import { isKnownTrigger } from '../events/index.js';
-import { pause, type FailOutcome, type Inbox, type InboxClaim } from './port.js';
+import { INBOX_CHOICES, pause, type FailOutcome, type Inbox, type InboxClaim } from './port.js';
 import { Dispatcher, type HandlerContext, type HandlerTransaction, type Outcome } from '../dispatch/dispatcher.js';
 import { ConfigurationError, WebhookError } from '../dispatch/errors.js';
 import { registrationMethods, type HandlerRegistry } from '../dispatch/handlers.js';
@@ -13,13 +13,15 @@ import { useInbox } from './inbox-users.js';
 import { consoleLogger, type WebhookLogger } from '../dispatch/logger.js';
 import { backoffMs } from '../platform/backoff.js';
 import { retryPolicy, type DeliveryRetryOptions, type RetryPolicy } from './retry-policy.js';
-import { InboxHealth, type Health } from './health.js';
+import { InboxHealth, workerHealth, type WorkerHealth } from './health.js';
+import { Outage } from './outage.js';
 import { attemptInfo, checkTelemetry } from '../dispatch/attempts.js';
+import { rejectUnknownOptions } from '../dispatch/unknown-options.js';
 import type { Telemetry } from '../telemetry/hooks.js';
 import { checkTransactionOption } from './transaction-option.js';
 
 export interface WorkerOptions {
-  /** Where the events wait: `memoryInbox()`, `sqliteInbox(...)`, `redisInbox(...)`. */
+  /** Where the events wait: `memoryInbox()`, `sqliteInbox(...)`, `redisInbox(...)`, `postgresInbox(...)`. */
   inbox: Inbox;
   /** How many events run at once. Default 8. */
   concurrency?: number;
@@ -52,6 +54,22 @@ export interface WorkerOptions {
   transaction?: boolean;
 }
 
+/**
+ * Every option of `createWorker`, for the check that refuses a misspelled one (`concurency`). A record over the
+ * keys of `WorkerOptions`, so that tsc refuses to build while a new option is missing here: add it here only.
+ */
+export const WORKER_OPTIONS = Object.keys({
+  inbox: true,
+  concurrency: true,
+  retry: true,
+  leaseMs: true,
+  handlerTimeoutMs: true,
+  logger: true,
+  telemetry: true,
+  closeInbox: true,
+  transaction: true,
+} satisfies Record<keyof WorkerOptions, true>);
+
 /** `C`: the handlers' context (with `transaction: true`, a `TransactionContext`). */
 export interface Worker<C extends HandlerContext = HandlerContext> extends HandlerRegistry<C> {
   /** Starts taking events from the inbox. */
@@ -61,13 +79,12 @@ export interface Worker<C extends HandlerContext = HandlerContext> extends Handl
    * other receiver or worker of this process uses it (see `closeInbox`), and resolves.
    */
   close(): Promise<void>;
-  /** Whether the worker can work: from its latest claims and writes (see the [observability guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/observability.md#health)). */
-  health(): Promise<Health>;
+  /** Whether the worker works: started, and from its latest claims and writes (see the [observability guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/observability.md#health)). */
+  health(): Promise<WorkerHealth>;
 }
 
 /** How long an idle claim waits before looking again; short enough for close() to be prompt. */
 const IDLE_WAIT_MS = 1000;
-const INBOX_DOWN_PAUSE_MS = 1000;
 
 interface Settings {
   inbox: Inbox;
@@ -91,7 +108,7 @@ interface Held {
 export function checkWorkerOptions(options: Omit<WorkerOptions, 'inbox'> & { inbox?: Inbox }): void {
   const { concurrency, leaseMs, handlerTimeoutMs, inbox } = options;
   if (!inbox || typeof inbox.claim !== 'function' || typeof inbox.put !== 'function') {
-    throw new ConfigurationError('inbox', 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+    throw new ConfigurationError('inbox', `A worker needs \`inbox\`: ${INBOX_CHOICES}.`);
   }
   if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && concurrency >= 1)) {
     throw new ConfigurationError('concurrency', '`concurrency` must be a whole number, at least 1.');
@@ -120,11 +137,14 @@ export class Consumer {
   #unreserve: (() => void) | undefined;
   /** The outcome of its claims and writes; a receiver shares its own (its commits tell it too). */
   readonly health: InboxHealth;
+  /** One warning when the inbox stops answering claims, one line when it is back: shared by all loops. */
+  readonly #outage: Outage;
 
   constructor(settings: Settings, dispatcher: Dispatcher, health = new InboxHealth(settings.inbox)) {
     this.#settings = settings;
     this.#dispatcher = dispatcher;
     this.health = health;
+    this.#outage = new Outage(settings.inbox.kind, settings.logger);
   }
 
   start(): void {
@@ -147,18 +167,21 @@ export class Consumer {
   }
 
   async #loop(signal: AbortSignal): Promise<void> {
-    const { inbox, leaseMs, logger } = this.#settings;
+    const { inbox, leaseMs } = this.#settings;
+    /** Claims of this loop that failed in a row: the pause before the next grows with it. */
+    let streak = 0;
     while (!signal.aborted) {
       let claim: Held | undefined;
       try {
         claim = await this.#claim(signal);
+        streak = 0;
+        this.#outage.answered();
         // An idle claim may have only read: it says nothing of whether the inbox takes writes.
         if (claim) this.health.succeeded();
       } catch (cause) {
         if (signal.aborted) break;
         this.health.failed(cause);
-        logger.error?.({ inbox: inbox.kind, reason: String(cause) }, 'Could not claim an event from the inbox; trying again.');
-        await pause(INBOX_DOWN_PAUSE_MS, signal);
+        await pause(this.#outage.failed(cause, ++streak), signal);
         continue;
       }
       if (claim) await this.#run(claim);
@@ -261,14 +284,17 @@ export function consumerSettings(options: WorkerOptions): Settings {
 
 /** A worker of its own: handlers registered on it run for the inbox's events once started. */
 export function createConsumer<C extends HandlerContext = HandlerContext>(options: WorkerOptions): Worker<C> {
+  rejectUnknownOptions('createWorker', options, WORKER_OPTIONS);
   const settings = consumerSettings(options);
   const dispatcher = new Dispatcher({ handlerTimeoutMs: settings.handlerTimeoutMs, logger: settings.logger });
   const consumer = new Consumer(settings, dispatcher);
   const release = useInbox(options.inbox, options.closeInbox);
   let closing = false;
+  let started = false;
   return {
     ...registrationMethods<Worker<C>>(dispatcher),
     start() {
+      started = true;
       consumer.start();
       return this;
     },
@@ -277,6 +303,6 @@ export function createConsumer<C extends HandlerContext = HandlerContext>(option
       await consumer.close();
       await release();
     },
-    health: () => consumer.health.health(closing),
+    health: async () => workerHealth(await consumer.health.health(closing), started),
   };
 }

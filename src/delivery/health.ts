@@ -18,6 +18,20 @@ export interface Health {
   lastError?: string;
 }
 
+/** `health()` of a worker (`createWorker`): its inbox's, as a receiver's, and whether it was started. */
+export interface WorkerHealth extends Health {
+  /**
+   * `not_started` until `start()` is called: the worker takes no events, so `ok` is false whatever the inbox
+   * says (a forgotten `start()` would otherwise look healthy while nothing runs).
+   */
+  worker: 'started' | 'not_started';
+}
+
+/** A worker's health from its inbox's: not ok until started. */
+export function workerHealth(health: Health, started: boolean): WorkerHealth {
+  return { ...health, ok: health.ok && started, worker: started ? 'started' : 'not_started' };
+}
+
 /**
  * What is known is trusted this long; after it, `health()` pings the inbox (where it can). With the ping's
  * timeout, an inbox that stopped taking writes shows as failing within 0.75 s of a probe asking.

@@ -34,6 +34,6 @@ export { createWorker } from './worker.js';
 export { DEFAULT_RETRY, retryPolicy } from './retry-policy.js';
 export type { DeliveryRetryOptions, RetryOptions, RetryPolicy } from './retry-policy.js';
 export { InboxHealth } from './health.js';
-export type { Health } from './health.js';
+export type { Health, WorkerHealth } from './health.js';
 export { useInbox } from './inbox-users.js';
 export type { Begin, IdempotencyStore } from './idempotency.js';

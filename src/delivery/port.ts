@@ -177,6 +177,9 @@ export interface InboxTransaction {
   fail(outcome: FailOutcome): Promise<void>;
 }
 
+/** Every inbox there is, for the messages refusing something that is not one. */
+export const INBOX_CHOICES = 'memoryInbox(), sqliteInbox({ path }), redisInbox({ url }) or postgresInbox({ connectionString })';
+
 export const DEFAULT_LIST_LIMIT = 100;
 /** 24 hours: the durable stores remember a key this long after it was first stored. */
 export const DEFAULT_DURABLE_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -59,6 +59,11 @@ export interface WebhookErrorDetails {
   attempt?: number;
   /** For handler failures in a worker: whether the event will be tried again (false: it is dead). */
   willRetry?: boolean;
+  /**
+   * The status the request was answered with, where it is not the code's own: 200 for an `invalid_payload`
+   * accepted (`invalidPayload: 'accept'`, the default).
+   */
+  status?: number;
 }
 
 /**
@@ -69,7 +74,7 @@ export interface WebhookErrorDetails {
 export class WebhookError extends Error {
   override readonly name = 'WebhookError';
   readonly code: WebhookErrorCode;
-  /** The status the request was answered with; undefined for failures after the 200. */
+  /** The status the request was answered with (200 for an accepted `invalid_payload`); undefined for failures after the 200. */
   readonly status: number | undefined;
   readonly issues?: z.core.$ZodIssue[];
   readonly rawBody?: string | Uint8Array;
@@ -81,7 +86,7 @@ export class WebhookError extends Error {
   constructor(code: WebhookErrorCode, message: string, details: WebhookErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
-    this.status = statusOf[code];
+    this.status = details.status ?? statusOf[code];
     // The fields are declared, so each is an own property whether given or not (undefined then).
     this.issues = details.issues;
     this.rawBody = details.rawBody;
@@ -90,6 +95,12 @@ export class WebhookError extends Error {
     this.attempt = details.attempt;
     this.willRetry = details.willRetry;
   }
+}
+
+/** The same failure, its request answered with `status` instead (an invalid payload accepted: 200). */
+export function answeredWith(error: WebhookError, status: number): WebhookError {
+  const { issues, rawBody, event, cause, key, attempt, willRetry } = error;
+  return new WebhookError(error.code, error.message, { issues, rawBody, event, cause, key, attempt, willRetry, status });
 }
 
 /**

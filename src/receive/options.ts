@@ -5,8 +5,8 @@
 import { createCredentialCheck, type Admitted, type BasicAuthOption } from './auth/auth.js';
 import { DedupeWindow, MAX_DEDUPE_KEYS, type DedupeOptions } from './intake/dedupe.js';
 import type { ParsedWebhook } from '../events/index.js';
-import type { Inbox } from '../delivery/port.js';
-import type { WorkerOptions } from '../delivery/consume.js';
+import { INBOX_CHOICES, type Inbox } from '../delivery/port.js';
+import { WORKER_OPTIONS, type WorkerOptions } from '../delivery/consume.js';
 import { ConfigurationError } from '../dispatch/errors.js';
 import { rejectUnknownOptions } from '../dispatch/unknown-options.js';
 import { keyFunctions, type IdempotencyKeys, type KeyFunctions } from './idempotency.js';
@@ -143,6 +143,15 @@ const KNOWN_OPTIONS = Object.keys({
   logLevel: true,
   telemetry: true,
 } satisfies Record<keyof WebhooksOptions, true>);
+/** The worker options the receiver sets itself, from its own: the rest of `WORKER_OPTIONS` is `worker`'s. */
+const SET_BY_RECEIVER = {
+  inbox: true,
+  logger: true,
+  handlerTimeoutMs: true,
+  closeInbox: true,
+  telemetry: true,
+} satisfies Record<Exclude<keyof WorkerOptions, keyof NonNullable<WebhooksOptions['worker']>>, true>;
+const KNOWN_WORKER_OPTIONS = WORKER_OPTIONS.filter((key) => !Object.hasOwn(SET_BY_RECEIVER, key));
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent'];
 
 /** The options checked and completed with their defaults. */
@@ -176,6 +185,7 @@ export function settingsOf(options: WebhooksOptions): Settings {
   checkLimits(options);
   if (options.dedupe) checkDedupe(options.dedupe);
   checkInbox(options);
+  rejectUnknownOptions('the `worker` of createWebhooks', options.worker, KNOWN_WORKER_OPTIONS);
   const { inbox } = options;
   const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
   const logger = leveled(options.logger, options.logLevel);
@@ -196,12 +206,19 @@ export function settingsOf(options: WebhooksOptions): Settings {
   };
 }
 
-function checkInbox({ inbox, commitTimeoutMs, idempotencyKeys, closeInbox }: WebhooksOptions): void {
+function checkInbox({ inbox, consume, commitTimeoutMs, idempotencyKeys, closeInbox }: WebhooksOptions): void {
   if (closeInbox !== undefined && typeof closeInbox !== 'boolean') {
     throw new ConfigurationError('closeInbox', '`closeInbox` must be true or false.');
   }
   if (inbox !== undefined && (inbox === null || typeof inbox.put !== 'function' || typeof inbox.claim !== 'function')) {
-    throw new ConfigurationError('inbox', '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).');
+    throw new ConfigurationError('inbox', `\`inbox\` must be an Inbox: ${INBOX_CHOICES}.`);
+  }
+  // Without an inbox there is nothing for workers elsewhere to read: the handlers would run here all the same.
+  if (consume === false && inbox === undefined) {
+    throw new ConfigurationError(
+      'consume',
+      `\`consume: false\` leaves the handlers to workers (createWorker) reading the same inbox: give \`inbox\` too (${INBOX_CHOICES}), or leave \`consume\` out to run them here.`,
+    );
   }
   if (commitTimeoutMs !== undefined && !(commitTimeoutMs > 0)) {
     throw new ConfigurationError('commitTimeoutMs', '`commitTimeoutMs` must be a positive number of milliseconds.');

@@ -12,6 +12,8 @@ import { Consumer, consumerSettings } from '../delivery/consume.js';
 import { Dispatcher, isThenable, type HandlerContext, type Outcome } from '../dispatch/dispatcher.js';
 import { WebhookError } from '../dispatch/errors.js';
 import { registrationMethods, type HandlerRegistry } from '../dispatch/handlers.js';
+import type { WebhookLogger } from '../dispatch/logger.js';
+import type { Inbox } from '../delivery/port.js';
 import type { WebhookRequest, WebhookResponse } from './http.js';
 import { defer, drain, Errand, InFlight, startNow, type StartWork } from './intake/in-flight.js';
 import { useInbox } from '../delivery/inbox-users.js';
@@ -164,7 +166,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
 
   return {
     maxBodyBytes,
-    ...registrationMethods<Webhooks>(dispatcher),
+    ...(settings.inbox && !consumer ? storeOnly(registrationMethods<Webhooks>(dispatcher), logger, settings.inbox) : registrationMethods<Webhooks>(dispatcher)),
     onDuplicate(handler) {
       answers.duplicateHandlers.add(handler);
       return this;
@@ -220,4 +222,40 @@ function queuedReceiver(settings: Settings, dispatcher: Dispatcher, inFlight: In
 /** A queued event's handlers, seen by telemetry as one attempt of a consumer of `context.queue`. */
 function consumerAttempt(telemetry: Telemetry, event: ParsedWebhook, full: HandlerContext, context: ReceiveContext): AttemptTelemetry {
   return telemetry.attempt(context.queue ?? 'queue', attemptInfo(event, event.trigger, full.key, full.attempt, context.traceparent));
+}
+
+type Registration = Pick<Webhooks, keyof HandlerRegistry>;
+
+/**
+ * The registration of a receiver with `consume: false`: it stores each delivery and runs no handler for it, so
+ * a handler registered here would never run for one (only `receive()` runs them). The first says so, once; not
+ * refused, because `receive()` and onError (refusals, failed commits) still serve such a receiver.
+ */
+function storeOnly(methods: Registration, logger: WebhookLogger, inbox: Inbox): Registration {
+  let warned = false;
+  const warn = (method: string) => {
+    if (warned) return;
+    warned = true;
+    logger.warn?.(
+      { method, inbox: inbox.kind },
+      `${method}() on a receiver created with \`consume: false\`: it stores deliveries and runs no handler for them. ` +
+        'Register the handlers on a worker reading the same inbox (createWorker({ inbox })), or leave `consume` out to run them here.',
+    );
+  };
+  return {
+    ...methods,
+    on(trigger, handler) {
+      warn('on');
+      // The trigger and handler as the caller typed them: methods.on checks nothing more.
+      return methods.on.call(this, trigger, handler as never);
+    },
+    onAny(handler) {
+      warn('onAny');
+      return methods.onAny.call(this, handler);
+    },
+    onUnknown(handler) {
+      warn('onUnknown');
+      return methods.onUnknown.call(this, handler);
+    },
+  };
 }

@@ -63,6 +63,17 @@ describe('examples/demo.mjs (npm start)', () => {
     expect(demo.output()).toContain('(key ::message_sent:1)');
     expect((await post('wrong')).status).toBe(401);
     await demo.waitFor('refused     401 unauthorized');
+    // An invalid payload is answered 200 (so the platform does not resend it): accepted, not "refused".
+    const invalid = body!.replace('"id":"1"', '"id":1');
+    expect(invalid).not.toBe(body);
+    const accepted = await fetch(url!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from('demo:demo-password').toString('base64')}` },
+      body: invalid,
+    });
+    expect(accepted.status).toBe(200);
+    await demo.waitFor('accepted    200 invalid_payload: The message_sent payload does not match its schema');
+    expect(demo.output()).not.toMatch(/refused +200/);
     expect(demo.output().match(/^received /gm)).toHaveLength(1);
 
     demo.child.kill('SIGTERM');

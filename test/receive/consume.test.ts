@@ -50,7 +50,7 @@ function worker(options: Parameters<typeof createWorker>[0]): Worker {
 }
 
 describe('the worker when the inbox fails it', () => {
-  it('logs a failed claim with the store and the reason, pauses a second, then claims again', async () => {
+  it('warns of a failed claim with the store and the reason, pauses up to a second, claims again and says it is back', async () => {
     const inner = memoryInbox();
     await inner.put(entry('k1'));
     const claims: number[] = [];
@@ -71,28 +71,39 @@ describe('the worker when the inbox fails it', () => {
       .start();
     await until(() => ran.length === 1);
     expect(lines).toEqual([
-      { level: 'error', fields: { inbox: 'memory', reason: 'Error: connection refused' }, message: 'Could not claim an event from the inbox; trying again.' },
+      {
+        level: 'warn',
+        fields: { inbox: 'memory', reason: 'connection refused' },
+        message:
+          'The memory inbox is not answering (connection refused): no event is claimed until it does. ' +
+          'Claims are tried again with a growing pause; one line will say when it is back.',
+      },
+      {
+        level: 'warn',
+        fields: { inbox: 'memory', downMs: expect.any(Number), failedClaims: 1 },
+        message: expect.stringMatching(/^The memory inbox answers again after \d+\.\d s \(1 failed claims\); the worker claims events again\.$/),
+      },
     ]);
-    expect(claims[1]! - claims[0]!).toBeGreaterThanOrEqual(950);
-    expect(claims[1]! - claims[0]!).toBeLessThan(2000);
+    expect(claims[1]! - claims[0]!).toBeGreaterThanOrEqual(450);
+    expect(claims[1]! - claims[0]!).toBeLessThan(1500);
   });
 
   it('logs to the console without a logger, and through the receiver’s logger in a receiver', async () => {
     const failing = () => inboxWith({ claim: () => Promise.reject(new Error('down')) });
-    const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       const alone = createWorker({ inbox: failing(), concurrency: 1 }).start();
-      await until(() => consoleError.mock.calls.length > 0);
+      await until(() => consoleWarn.mock.calls.length > 0);
       await alone.close();
-      expect(String(consoleError.mock.calls[0]?.[0])).toContain('Could not claim an event from the inbox; trying again.');
+      expect(String(consoleWarn.mock.calls[0]?.[0])).toContain('The memory inbox is not answering (down)');
     } finally {
-      consoleError.mockRestore();
+      consoleWarn.mockRestore();
     }
     const { lines, logger } = recordingLogger();
     const webhooks = createWebhooks({ auth: { username: 'u', password: 'p' }, inbox: failing(), logger, worker: { concurrency: 1 } });
     try {
       await until(() => lines.length > 0);
-      expect(lines[0]).toMatchObject({ level: 'error', message: 'Could not claim an event from the inbox; trying again.' });
+      expect(lines[0]).toMatchObject({ level: 'warn', message: expect.stringContaining('The memory inbox is not answering (down)') });
     } finally {
       await webhooks.close();
     }
@@ -294,7 +305,7 @@ describe('the worker: options and lifecycle', () => {
 
   it('refuses each bad option with its name and what it must be', () => {
     const inbox = memoryInbox();
-    const inboxNeeded = { option: 'inbox', message: 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).' };
+    const inboxNeeded = { option: 'inbox', message: 'A worker needs `inbox`: memoryInbox(), sqliteInbox({ path }), redisInbox({ url }) or postgresInbox({ connectionString }).' };
     expect(configurationError(() => createWorker({} as never))).toEqual(inboxNeeded);
     expect(configurationError(() => createWorker({ inbox: { ...inbox, claim: undefined } as unknown as Inbox }))).toEqual(inboxNeeded);
     expect(configurationError(() => createWorker({ inbox: { claim: () => undefined } as unknown as Inbox }))).toEqual(inboxNeeded);

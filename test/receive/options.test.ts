@@ -103,7 +103,7 @@ describe('option checks', () => {
   });
 
   it('inbox: an Inbox; commitTimeoutMs positive; idempotencyKeys entries functions', () => {
-    const message = '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }) or redisInbox({ url }).';
+    const message = '`inbox` must be an Inbox: memoryInbox(), sqliteInbox({ path }), redisInbox({ url }) or postgresInbox({ connectionString }).';
     expect(refusal({ auth, inbox: null })).toEqual({ option: 'inbox', message });
     expect(refusal({ auth, inbox: {} })).toEqual({ option: 'inbox', message });
     expect(refusal({ auth, inbox: { put: () => undefined } })).toEqual({ option: 'inbox', message });

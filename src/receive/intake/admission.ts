@@ -37,6 +37,9 @@ export class Admission {
     const { method, headers } = request;
     // Upper-cased only when it is not already `POST` as sent: toUpperCase makes a new string every time.
     if (method !== 'POST' && !isPost(method)) {
+      // Not a delivery (a browser, a health check on the wrong path), so not onError's; but a sender configured
+      // with the wrong method would otherwise leave no trace at all.
+      this.settings.logger.debug?.({ status: 405, method: method.slice(0, 20) }, 'Refused a webhook request: deliveries must use POST.');
       return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
     }
     // Without the header, Number(undefined) is NaN: never too large.

@@ -4,7 +4,7 @@
  */
 import type { ParsedWebhook } from '../../events/index.js';
 import { isThenable, type Dispatcher, type HandlerContext, type Outcome } from '../../dispatch/dispatcher.js';
-import { describeCause, WebhookError } from '../../dispatch/errors.js';
+import { answeredWith, describeCause, WebhookError } from '../../dispatch/errors.js';
 import type { WebhookResponse } from '../http.js';
 import { ErrandResponse, type InFlight, type StartWork } from './in-flight.js';
 import type { WebhookLogger } from '../../dispatch/logger.js';
@@ -181,7 +181,11 @@ export class Answers {
     source?: 'reconcile',
   ): WebhookResponse {
     const { error } = delivery;
-    if (error) return new ErrandResponse(200, TEXT, 'OK', event, () => this.dispatcher.report(error), this.inFlight);
+    if (error) {
+      // Answered 200 (the platform would resend a 400 that can never pass): onError hears the status sent.
+      const accepted = answeredWith(error, 200);
+      return new ErrandResponse(200, TEXT, 'OK', event, () => this.dispatcher.report(accepted), this.inFlight);
+    }
     return new Accepted(event, delivery, timeoutMs, receivedAt, this.dispatcher, this.keyOf, this.inFlight, trace, source);
   }
 

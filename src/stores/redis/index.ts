@@ -133,6 +133,8 @@ class RedisInbox implements Inbox {
   /** Rejects the batches in flight when the inbox is closed while Redis is unreachable (ioredis keeps them). */
   #abandon: (error: Error) => void = () => undefined;
   readonly #abandoned: Promise<never>;
+  /** Claims whose claim.lua call is in flight: failed when the connection goes (see `#takeOne`). */
+  readonly #inFlightClaims = new Set<(error: Error) => void>();
   /** Claims that wait for work: a put this process stored wakes them before their next poll. */
   readonly #waiters = new Set<() => void>();
   #claiming: Promise<unknown> = Promise.resolve();
@@ -160,6 +162,7 @@ class RedisInbox implements Inbox {
     redis.on('close', () => {
       this.#reach = 'down';
       this.#puts.dropWaiting(() => unreachable('the put was not sent (the receiver answers 503; the platform sends it again)'));
+      for (const fail of this.#inFlightClaims) fail(unreachable('the claim was cut off (the worker asks again after a pause)'));
     });
     // Without a listener, ioredis prints every connection error; the commands that fail reject, and report it.
     redis.on('error', () => undefined);
@@ -242,15 +245,22 @@ class RedisInbox implements Inbox {
    */
   #takeOne(leaseMs: number, signal: AbortSignal | undefined): Promise<InboxClaim | undefined> {
     if (signal?.aborted) return Promise.resolve(undefined);
+    // The kit's loop looks again between polls: while Redis is down, that look fails as a new claim does.
+    if (this.#reach === 'down') return Promise.reject(unreachable('nothing was claimed (the worker asks again after a pause)'));
     const { pending, retries, running, base } = this.#keys;
     const token = newToken();
     const taking = runScript<[string, number, string] | null>(this.#redis, 'claim', [pending, retries, running], [Date.now(), leaseMs, token, base])
       .then((reply) => (reply ? claimOf(JSON.parse(reply[2]) as JobData, reply[1], token) : undefined));
-    if (!signal) return taking;
+    // A call in flight when the connection goes would wait in ioredis's queue until Redis is back, and the
+    // worker would never hear of the outage: it fails then instead.
     return new Promise((resolve, reject) => {
       const abandon = () => resolve(undefined);
-      signal.addEventListener('abort', abandon, { once: true });
-      taking.then(resolve, reject).finally(() => signal.removeEventListener('abort', abandon));
+      signal?.addEventListener('abort', abandon, { once: true });
+      this.#inFlightClaims.add(reject);
+      taking.then(resolve, reject).finally(() => {
+        signal?.removeEventListener('abort', abandon);
+        this.#inFlightClaims.delete(reject);
+      });
     });
   }
 

@@ -9,30 +9,33 @@
  * `@opentelemetry/api` is an optional peer dependency that only this file imports. Without an SDK registered
  * (and without providers given), the API's no-op tracer and meter make every call here nearly free.
  */
-import {
-  context,
-  metrics,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Counter,
-  type Histogram,
-  type Link,
-  type Meter,
-  type MeterProvider,
-  type ObservableGauge,
-  type Span,
-  type SpanContext,
-  type Tracer,
-  type TracerProvider,
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type {
+  Attributes,
+  Context,
+  Counter,
+  Histogram,
+  Link,
+  Meter,
+  MeterProvider,
+  ObservableGauge,
+  Span,
+  SpanContext,
+  Tracer,
+  TracerProvider,
 } from '@opentelemetry/api';
+import { requirePeers } from '#platform';
 import { isKnownTrigger } from '../../events/index.js';
 import type { AttemptInfo, AttemptTelemetry, CommitTelemetry, HandlersOutcome, ObservedInbox, RequestTelemetry, Telemetry } from '../hooks.js';
 import type { ParsedWebhook } from '../../events/index.js';
 import { reconcileRuns } from './reconcile-trace.js';
+
+// Loaded as this module is, as the stores load theirs: without it, importing chat-webhooks/otel says what to
+// install (`chat-webhooks/otel needs its optional peer @opentelemetry/api: npm install @opentelemetry/api`),
+// not Node's "Cannot find package". Like them, it then runs on Node.js, Bun and Deno.
+const [{ context, metrics, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace }] = requirePeers('chat-webhooks/otel', ['@opentelemetry/api']) as [
+  typeof OpenTelemetryApi,
+];
 
 export interface OpenTelemetryOptions {
   /** Where spans go. Default: the global one (`trace.setGlobalTracerProvider`, an SDK's `register()`). */

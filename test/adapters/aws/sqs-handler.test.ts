@@ -247,7 +247,7 @@ describe('sqsHandler: runs the handlers of each record, answers the failed ones'
 
   it('refuses what cannot work', () => {
     const webhooks = createWebhooks({ auth: false });
-    expect(() => sqsHandler({} as never)).toThrow(/receiver whose handlers run/);
+    expect(() => sqsHandler({} as never)).toThrow(/sqsHandler needs the receiver made by createWebhooks/);
     expect(() => sqsHandler(webhooks, { idempotency: {} as never })).toThrow(/idempotency/);
     expect(() => sqsHandler(webhooks, { fifo: 'yes' as never })).toThrow(/fifo/);
     expect(() => sqsHandler(webhooks, { idempotence: memoryIdempotency() } as never)).toThrow(/idempotence/);
