@@ -97,14 +97,14 @@ describe('misspelled worker options', () => {
     const error = refusal(() => createWorker({ inbox: memoryInbox(), concurency: 4 } as never));
     expect(error.option).toBe('concurency');
     expect(error.message).toMatch(/^Unknown option "concurency" for createWorker\. Did you mean "concurrency"\?/);
-    expect(error.message).toContain('Known options: inbox, concurrency, retry, leaseMs, handlerTimeoutMs, logger, telemetry, closeInbox.');
+    expect(error.message).toContain('Known options: inbox, concurrency, retry, leaseMs, handlerTimeoutMs, logger, telemetry, closeInbox, transaction.');
   });
 
   it("createWebhooks refuses one in `worker`, listing only what `worker` takes", () => {
     const error = refusal(() => createWebhooks({ auth: false, inbox: memoryInbox(), worker: { concurency: 4 } as never }));
     expect(error.option).toBe('concurency');
     expect(error.message).toMatch(/^Unknown option "concurency" for the `worker` of createWebhooks\. Did you mean "concurrency"\?/);
-    expect(error.message).toContain('Known options: concurrency, retry, leaseMs.');
+    expect(error.message).toContain('Known options: concurrency, retry, leaseMs, transaction.');
     // What the receiver sets from its own options is not `worker`'s to take.
     expect(refusal(() => createWebhooks({ auth: false, inbox: memoryInbox(), worker: { logger: {} } as never })).option).toBe('logger');
   });
