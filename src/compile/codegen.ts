@@ -3,7 +3,7 @@
  * Generated code reads properties by literal name (`v.uid`), which V8 specialises.
  */
 import { hasEnumerableSymbol, isPlainObject, zodJudge, type Validator } from './runtime.js';
-import { definedPart, type ArrayNode, type Field, type Node, type ObjectNode, type RecordNode } from './tree.js';
+import { definedPart, UnsupportedSchemaError, type ArrayNode, type Field, type Node, type ObjectNode, type RecordNode } from './tree.js';
 
 export function codegen(root: Node): Validator {
   const generator = new Generator();
@@ -13,14 +13,48 @@ export function codegen(root: Node): Validator {
   return factory(generator.constants, isPlainObject, hasEnumerableSymbol);
 }
 
+/**
+ * The same code as `codegen`, as module source for scripts/generate.mjs: its functions named `<prefix>f0`…, its
+ * constants in an array `<prefix>c` (Sets of literal values and known keys, written out), and the validator
+ * itself as `export function <name>`. Sub-schemas left to zod have no source form: they throw.
+ */
+export function moduleSource(root: Node, name: string, prefix: string): string {
+  const generator = new Generator(prefix);
+  const entry = generator.test(root, 'v');
+  const constants = generator.constants.map((value) => `\n  ${setSource(value, name)},`).join('');
+  return [
+    // A tuple, so that tsc knows each `c[i]` is there (noUncheckedIndexedAccess).
+    `const ${prefix}c = [${constants}\n] as const;`,
+    ...generator.functions.map((text) =>
+      text.replace(/^function ([\w$]+)\(v\)/, 'function $1(v: any): boolean').replace('const k = keys[i];', 'const k = keys[i]!;'),
+    ),
+    `export function ${name}(v: any): boolean {\n  return ${entry};\n}`,
+  ].join('\n');
+}
+
+/** A constant of generated code as source: only Sets of JSON-like literals have one. */
+function setSource(value: unknown, name: string): string {
+  if (!(value instanceof Set)) throw new UnsupportedSchemaError(`${name}: a sub-schema left to zod has no generated form`);
+  const items = [...value].map((item) => {
+    if (item === undefined) return 'undefined';
+    if (typeof item === 'string' || typeof item === 'boolean' || item === null || (typeof item === 'number' && Number.isFinite(item) && !Object.is(item, -0))) {
+      return JSON.stringify(item);
+    }
+    throw new UnsupportedSchemaError(`${name}: the literal ${String(item)} has no generated form`);
+  });
+  return `new Set<unknown>([${items.join(', ')}])`;
+}
+
 class Generator {
   readonly functions: string[] = [];
   readonly constants: unknown[] = [];
   readonly #names = new Map<Node, string>();
   readonly #bodies = new Map<string, string>();
 
+  constructor(private readonly prefix = '') {}
+
   #constant(value: unknown): string {
-    return `c[${this.constants.push(value) - 1}]`;
+    return `${this.prefix}c[${this.constants.push(value) - 1}]`;
   }
 
   #prop(key: string | symbol): string {
@@ -73,7 +107,7 @@ class Generator {
     const text = body.join('\n  ');
     name = this.#bodies.get(text);
     if (!name) {
-      name = `f${this.#bodies.size}`;
+      name = `${this.prefix}f${this.#bodies.size}`;
       this.#bodies.set(text, name);
       this.functions.push(`function ${name}(v) {\n  ${text}\n  return true;\n}`);
     }

@@ -93,7 +93,7 @@ describe('the bounded explanation agrees with zod', () => {
 
   it('each reported issue (path and code) is one zod reports for the whole event', async () => {
     const { default: fc } = await import('fast-check');
-    const { eventSchemaOf } = await import('../../src/receive/parse/validate.js');
+    const { eventSchemaOf } = await import('../../src/events/event-schema.js');
     const { explainRejection } = await import('../../src/receive/parse/explain.js');
     const schema = eventSchemaOf('message_sent');
     fc.assert(
