@@ -12,7 +12,7 @@ import { withDesignTables, withTables } from './tables.mjs';
 const root = new URL('../', import.meta.url);
 // Emit without type checking: the checks include the very file this regenerates, which may be stale.
 execSync('npx tsc -p tsconfig.build.json --noCheck', { cwd: root, stdio: 'inherit' });
-const { registry, triggers } = await import(new URL('dist/src/index.js', root).href);
+const { registry, triggers } = await import(new URL('dist/src/schemas.js', root).href);
 const { idempotencyFields } = await import(new URL('dist/src/events/index.js', root).href);
 const { eventSchemaOf } = await import(new URL('dist/src/events/event-schema.js', root).href);
 const { validatorSource } = await import(new URL('dist/src/compile/index.js', root).href);
@@ -32,7 +32,9 @@ export function validatorsModule() {
     "import { hasEnumerableSymbol, isPlainObject, type Validator } from '../validation.js';\n\n" +
     `${parts.join('\n\n')}\n\n` +
     '/** Per trigger, whether zod would accept a whole event (envelope included), as `eventSchemaOf(trigger)` says. */\n' +
-    `export const validators: { readonly [T in Trigger]: Validator } = {\n${triggers.map((t) => `  ${t},\n`).join('')}};\n`
+    `export const validators: { readonly [T in Trigger]: Validator } = {\n${triggers.map((t) => `  ${t},\n`).join('')}};\n\n` +
+    "/** Every trigger id this version knows, in the registry's order, without loading the registry's schemas. */\n" +
+    `export const triggers = Object.freeze([\n${triggers.map((t) => `  '${t}',\n`).join('')}] as const) as readonly Trigger[];\n`
   );
 }
 

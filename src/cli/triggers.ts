@@ -1,6 +1,7 @@
 /** `triggers`: the triggers this version knows, what fires them, and what their idempotency key is made of. */
 import { Command } from 'commander';
-import { registry, triggers as known } from '../index.js';
+import { triggers as known } from '../index.js';
+import { registry } from '../schemas.js';
 import { keyFieldsOf } from './keys.js';
 import { Output } from './output.js';
 

@@ -3,11 +3,9 @@
  * whole event by trigger, so an issue's path points at the exact field (`data.message.id`).
  */
 import type { z } from 'zod';
-import { explainRejection } from './explain.js';
-export { MAX_REPORTED_ISSUES } from './explain.js';
-import { eventSchemaOf } from '../../events/event-schema.js';
 import { validators } from '../../events/generated/validators.js';
 import type { Trigger } from '../../events/index.js';
+import { explainerNow } from './explainer.js';
 
 /** Longest trigger id accepted; real ids are short snake_case words. */
 export const MAX_TRIGGER_LENGTH = 128;
@@ -30,13 +28,17 @@ export function envelopeProblem(value: unknown): EnvelopeProblem {
   return undefined;
 }
 
+/** The issues of a rejected event cannot be told yet: zod's side is loading (explainer.ts). */
+export const UNEXPLAINED = 'unexplained';
+
 /** Issues of a known trigger's event, or undefined when it is valid. */
-export function eventIssues(event: { trigger: string }): z.core.$ZodIssue[] | undefined {
+export function eventIssues(event: { trigger: string }): z.core.$ZodIssue[] | undefined | typeof UNEXPLAINED {
   // Generated at build time from the trigger's schema (answering exactly as its `safeParse(…).success`,
   // test/receive/compile.test.ts): no schema is built and nothing compiled to accept an event.
   const valid = known.get(event.trigger);
   if (!valid || valid(event)) return undefined;
   // zod stays the authority: it explains the rejection (its first few issues), and its verdict wins should
   // the two ever disagree.
-  return explainRejection(eventSchemaOf(event.trigger as Trigger), event);
+  const explain = explainerNow();
+  return explain ? explain(event.trigger as Trigger, event) : UNEXPLAINED;
 }
