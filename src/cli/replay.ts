@@ -7,6 +7,7 @@ import { credentialsFrom } from './post.js';
 import { readInput, splitDocuments, type Document } from './read-input.js';
 import { runDeliveries, type Outgoing } from './run-deliveries.js';
 import { authOptions } from './shared-options.js';
+import { summaries } from './summaries.js';
 
 interface ReplayOptions {
   url: string;
@@ -65,7 +66,7 @@ export async function replay(source: string, options: ReplayOptions): Promise<nu
 export function replayCommand(): Command {
   return authOptions(
     new Command('replay')
-      .description('Re-send, in order, the deliveries `listen --json` captured.')
+      .description(summaries.replay.description)
       .argument('<file.ndjson>', 'what `listen --json` wrote (or NDJSON of events); - for stdin')
       .requiredOption('--url <url>', 'the receiver to post to', httpUrl),
   )

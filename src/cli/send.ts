@@ -12,6 +12,7 @@ import { runDeliveries, type Outgoing } from './run-deliveries.js';
 import { newRunId, sampleEvent, unknownSampleEvent, type SampleOptions } from './sample-event.js';
 import { didYouMean } from '../text/suggest.js';
 import { authOptions } from './shared-options.js';
+import { summaries } from './summaries.js';
 
 interface SendOptions {
   url: string;
@@ -111,7 +112,7 @@ export async function send(trigger: string | undefined, options: SendOptions): P
 export function sendCommand(): Command {
   return authOptions(
     new Command('send')
-      .description('Post realistic events to a webhook receiver, exactly as the platform does.')
+      .description(summaries.send.description)
       .argument('[trigger]', 'trigger id, like message_sent (see `chat-webhooks triggers`)')
       .requiredOption('--url <url>', 'the receiver to post to', httpUrl),
   )
