@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import { commands, isCommandName } from './commands.js';
 import { CliError, EXIT_FAILED, EXIT_USAGE } from './errors.js';
-import { escapeLines } from './output.js';
 import { summaries } from './summaries.js';
 
 function version(): string {
@@ -75,7 +74,11 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
     if (error instanceof CommanderError) {
       // Commander printed its message (or the help) already; 0 for --help and --version.
       process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
-    } else if (error instanceof CliError) {
+      return;
+    }
+    // Only a failure needs the output helpers (and, through them, the package): --version and --help stay light.
+    const { escapeLines } = await import('./output.js');
+    if (error instanceof CliError) {
       // A message may quote what a file or a store held (a trigger, JSON.parse's view of the text): escaped.
       process.stderr.write(`chat-webhooks: ${escapeLines(error.message)}\n`);
       process.exitCode = error.exitCode;

@@ -14,33 +14,33 @@ export function codegen(root: Node): Validator {
 }
 
 /**
- * The same code as `codegen`, as module source for scripts/generate.mjs: its functions named `<prefix>f0`…, its
- * constants in an array `<prefix>c` (Sets of literal values and known keys, written out), and the validator
- * itself as `export function <name>`. Sub-schemas left to zod have no source form: they throw.
+ * The same code as `codegen`, as module source for scripts/generate.mjs: one validator per entry, `export function
+ * <name>(v)`, over functions `f0`… and constants `c[…]` (Sets of literal values and known keys, written out) that
+ * equal sub-schemas share across validators, as they do within one. Sub-schemas left to zod have no source form.
  */
-export function moduleSource(root: Node, name: string, prefix: string): string {
-  const generator = new Generator(prefix);
-  const entry = generator.test(root, 'v');
-  const constants = generator.constants.map((value) => `\n  ${setSource(value, name)},`).join('');
+export function moduleSource(entries: ReadonlyArray<readonly [name: string, root: Node]>): string {
+  const generator = new Generator(true);
+  const validators = entries.map(([name, root]) => `export function ${name}(v: any): boolean {\n  return ${generator.test(root, 'v')};\n}`);
+  const constants = generator.constants.map((value) => `\n  ${setSource(value)},`).join('');
   return [
     // A tuple, so that tsc knows each `c[i]` is there (noUncheckedIndexedAccess).
-    `const ${prefix}c = [${constants}\n] as const;`,
+    `const c = [${constants}\n] as const;`,
     ...generator.functions.map((text) =>
       text.replace(/^function ([\w$]+)\(v\)/, 'function $1(v: any): boolean').replace('const k = keys[i];', 'const k = keys[i]!;'),
     ),
-    `export function ${name}(v: any): boolean {\n  return ${entry};\n}`,
+    ...validators,
   ].join('\n');
 }
 
 /** A constant of generated code as source: only Sets of JSON-like literals have one. */
-function setSource(value: unknown, name: string): string {
-  if (!(value instanceof Set)) throw new UnsupportedSchemaError(`${name}: a sub-schema left to zod has no generated form`);
+function setSource(value: unknown): string {
+  if (!(value instanceof Set)) throw new UnsupportedSchemaError('a sub-schema left to zod has no generated form');
   const items = [...value].map((item) => {
     if (item === undefined) return 'undefined';
     if (typeof item === 'string' || typeof item === 'boolean' || item === null || (typeof item === 'number' && Number.isFinite(item) && !Object.is(item, -0))) {
       return JSON.stringify(item);
     }
-    throw new UnsupportedSchemaError(`${name}: the literal ${String(item)} has no generated form`);
+    throw new UnsupportedSchemaError(`the literal ${String(item)} has no generated form`);
   });
   return `new Set<unknown>([${items.join(', ')}])`;
 }
@@ -51,10 +51,19 @@ class Generator {
   readonly #names = new Map<Node, string>();
   readonly #bodies = new Map<string, string>();
 
-  constructor(private readonly prefix = '') {}
+  readonly #shared = new Map<string, number>();
+
+  /** `share`: equal Sets of strings are one constant (module source), so that equal bodies are one function. */
+  constructor(private readonly share = false) {}
 
   #constant(value: unknown): string {
-    return `${this.prefix}c[${this.constants.push(value) - 1}]`;
+    if (this.share && value instanceof Set) {
+      const key = JSON.stringify([...value].map((item) => [typeof item, item]));
+      let index = this.#shared.get(key);
+      if (index === undefined) this.#shared.set(key, (index = this.constants.push(value) - 1));
+      return `c[${index}]`;
+    }
+    return `c[${this.constants.push(value) - 1}]`;
   }
 
   #prop(key: string | symbol): string {
@@ -107,7 +116,7 @@ class Generator {
     const text = body.join('\n  ');
     name = this.#bodies.get(text);
     if (!name) {
-      name = `${this.prefix}f${this.#bodies.size}`;
+      name = `f${this.#bodies.size}`;
       this.#bodies.set(text, name);
       this.functions.push(`function ${name}(v) {\n  ${text}\n  return true;\n}`);
     }

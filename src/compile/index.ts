@@ -54,9 +54,9 @@ export function compileValidator(schema: Schema, options: CompileOptions = {}): 
 
 /**
  * `compileValidator`'s generated code as module source (scripts/generate.mjs writes it for every trigger into
- * src/events/generated/validators.ts): `export function <name>(v)`, its helpers prefixed `<prefix>`. It calls
+ * src/events/generated/validators.ts): `export function <name>(v)` per schema, sharing equal functions. It calls
  * `isPlainObject` and `hasEnumerableSymbol`, which the module imports from src/events/validation.ts.
  */
-export function validatorSource(schema: Schema, name: string, prefix: string): string {
-  return moduleSource(analyse(schema, 'throw'), name, prefix);
+export function validatorsSource(schemas: ReadonlyArray<readonly [name: string, schema: Schema]>): string {
+  return moduleSource(schemas.map(([name, schema]) => [name, analyse(schema, 'throw')] as const));
 }

@@ -3,336 +3,69 @@
 import type { Trigger } from '../registry.js';
 import { hasEnumerableSymbol, isPlainObject, type Validator } from '../validation.js';
 
-const message_sent$c = [
+const c = [
   new Set<unknown>(["message_sent"]),
-] as const;
-function message_sent$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function message_sent$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function message_sent$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(message_sent$f1(x))) return false; }
-  return true;
-}
-function message_sent$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_sent$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(message_sent$f3(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_sent$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function message_sent$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((message_sent$f3(x) || message_sent$f5(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_sent$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(message_sent$f4(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(message_sent$f6(x))) return false;
-  return true;
-}
-function message_sent$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(message_sent$f3(x))) return false;
-  }
-  return true;
-}
-function message_sent$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(message_sent$f2(x))) return false;
-  x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(message_sent$f1(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(message_sent$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(message_sent$f8(x))) return false;
-  return true;
-}
-function message_sent$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(message_sent$f0(x))) return false;
-  x = v.category; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(message_sent$f9(x))) return false;
-  return true;
-}
-function message_sent$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.message; if (x === undefined ? !false : !(message_sent$f10(x))) return false;
-  return true;
-}
-function message_sent$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_sent$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_sent$f11(x))) return false;
-  x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-export function message_sent(v: any): boolean {
-  return message_sent$f12(v);
-}
-
-const message_edited$c = [
   new Set<unknown>(["message_edited"]),
-] as const;
-function message_edited$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function message_edited$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_edited$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(message_edited$f1(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_edited$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function message_edited$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((message_edited$f1(x) || message_edited$f3(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_edited$f5(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function message_edited$f6(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(message_edited$f5(x))) return false; }
-  return true;
-}
-function message_edited$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(message_edited$f2(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(message_edited$f4(x))) return false;
-  return true;
-}
-function message_edited$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(message_edited$f1(x))) return false;
-  }
-  return true;
-}
-function message_edited$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(message_edited$f6(x))) return false;
-  x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(message_edited$f5(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(message_edited$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(message_edited$f8(x))) return false;
-  return true;
-}
-function message_edited$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(message_edited$f0(x))) return false;
-  x = v.category; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(message_edited$f9(x))) return false;
-  return true;
-}
-function message_edited$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(message_edited$f10(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_edited$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.by; if (x === undefined ? !true : !(message_edited$f2(x))) return false;
-  x = v.for; if (x === undefined ? !true : !(message_edited$f4(x))) return false;
-  x = v.on; if (x === undefined ? !false : !(message_edited$f11(x))) return false;
-  return true;
-}
-function message_edited$f13(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.resource; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.entities; if (x === undefined ? !false : !(message_edited$f12(x))) return false;
-  return true;
-}
-function message_edited$f14(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(message_edited$f0(x))) return false;
-  x = v.category; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(message_edited$f13(x))) return false;
-  return true;
-}
-function message_edited$f15(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.message; if (x === undefined ? !false : !((message_edited$f14(x) || message_edited$f10(x)))) return false;
-  return true;
-}
-function message_edited$f16(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_edited$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_edited$f15(x))) return false;
-  x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-export function message_edited(v: any): boolean {
-  return message_edited$f16(v);
-}
-
-const message_deleted$c = [
   new Set<unknown>(["message_deleted"]),
+  new Set<unknown>(["message_reaction_added"]),
+  new Set<unknown>(["message_reaction_removed"]),
+  new Set<unknown>(["user_mentioned"]),
+  new Set<unknown>(["message_delivery_receipt"]),
+  new Set<unknown>(["message_read_receipt"]),
+  new Set<unknown>(["user_blocked"]),
+  new Set<unknown>(["user_unblocked"]),
+  new Set<unknown>(["user_connection_status_changed"]),
+  new Set<unknown>(["group_created"]),
+  new Set<unknown>(["group_updated"]),
+  new Set<unknown>(["group_deleted"]),
+  new Set<unknown>(["group_member_joined"]),
+  new Set<unknown>(["group_member_left"]),
+  new Set<unknown>(["group_member_added"]),
+  new Set<unknown>(["group_member_kicked"]),
+  new Set<unknown>(["group_member_banned"]),
+  new Set<unknown>(["group_member_unbanned"]),
+  new Set<unknown>(["group_member_scope_changed"]),
+  new Set<unknown>(["group_owner_transferred"]),
+  new Set<unknown>(["call_initiated"]),
+  new Set<unknown>(["call_started"]),
+  new Set<unknown>(["call_participant_joined"]),
+  new Set<unknown>(["call_participant_left"]),
+  new Set<unknown>(["call_ended"]),
+  new Set<unknown>(["meeting_started"]),
+  new Set<unknown>(["meeting_participant_joined"]),
+  new Set<unknown>(["meeting_participant_left"]),
+  new Set<unknown>(["meeting_ended"]),
+  new Set<unknown>(["recording_generated"]),
+  new Set<unknown>(["call_busy"]),
+  new Set<unknown>(["call_cancelled"]),
+  new Set<unknown>(["call_rejected"]),
+  new Set<unknown>(["call_unanswered"]),
+  new Set<unknown>(["transcription_generated"]),
+  new Set<unknown>(["message_delivered_to_all"]),
+  new Set<unknown>(["message_read_by_all"]),
+  new Set<unknown>(["message_pinned"]),
+  new Set<unknown>(["message_unpinned"]),
+  new Set<unknown>(["moderation_engine_approved"]),
+  new Set<unknown>(["moderation_engine_blocked"]),
+  new Set<unknown>(["moderation_manual_approved"]),
+  new Set<unknown>(["moderation_engine_failed"]),
 ] as const;
-function message_deleted$f0(v: any): boolean {
+function f0(v: any): boolean {
   if (!Array.isArray(v)) return false;
   for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
   return true;
 }
-function message_deleted$f1(v: any): boolean {
+function f1(v: any): boolean {
+  if (!isPlainObject(v)) return false;
+  if (hasEnumerableSymbol(v)) return false;
+  return true;
+}
+function f2(v: any): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(f1(x))) return false; }
+  return true;
+}
+function f3(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -350,14 +83,14 @@ function message_deleted$f1(v: any): boolean {
   x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   return true;
 }
-function message_deleted$f2(v: any): boolean {
+function f4(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.entity; if (x === undefined ? !false : !(message_deleted$f1(x))) return false;
+  x = v.entity; if (x === undefined ? !false : !(f3(x))) return false;
   x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
   return true;
 }
-function message_deleted$f3(v: any): boolean {
+function f5(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -376,51 +109,41 @@ function message_deleted$f3(v: any): boolean {
   x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-function message_deleted$f4(v: any): boolean {
+function f6(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.entity; if (x === undefined ? !false : !((message_deleted$f1(x) || message_deleted$f3(x)))) return false;
+  x = v.entity; if (x === undefined ? !false : !((f3(x) || f5(x)))) return false;
   x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
   return true;
 }
-function message_deleted$f5(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function message_deleted$f6(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(message_deleted$f5(x))) return false; }
-  return true;
-}
-function message_deleted$f7(v: any): boolean {
+function f7(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.sender; if (x === undefined ? !true : !(message_deleted$f2(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(message_deleted$f4(x))) return false;
+  x = v.sender; if (x === undefined ? !true : !(f4(x))) return false;
+  x = v.receiver; if (x === undefined ? !true : !(f6(x))) return false;
   return true;
 }
-function message_deleted$f8(v: any): boolean {
+function f8(v: any): boolean {
   if (!isPlainObject(v)) return false;
   if (hasEnumerableSymbol(v)) return false;
   const keys = Object.keys(v);
   for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(message_deleted$f1(x))) return false;
+    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(f3(x))) return false;
   }
   return true;
 }
-function message_deleted$f9(v: any): boolean {
+function f9(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(message_deleted$f6(x))) return false;
+  x = v.attachments; if (x === undefined ? !true : !(f2(x))) return false;
   x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(message_deleted$f5(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(message_deleted$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(message_deleted$f8(x))) return false;
+  x = v.metadata; if (x === undefined ? !true : !(f1(x))) return false;
+  x = v.entities; if (x === undefined ? !true : !(f7(x))) return false;
+  x = v.mentions; if (x === undefined ? !true : !(f8(x))) return false;
   return true;
 }
-function message_deleted$f10(v: any): boolean {
+function f10(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -436,36 +159,52 @@ function message_deleted$f10(v: any): boolean {
   x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(message_deleted$f0(x))) return false;
+  x = v.tags; if (x === undefined ? !true : !(f0(x))) return false;
   x = v.category; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.type; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(message_deleted$f9(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f9(x))) return false;
   return true;
 }
-function message_deleted$f11(v: any): boolean {
+function f11(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.entity; if (x === undefined ? !false : !(message_deleted$f10(x))) return false;
+  x = v.message; if (x === undefined ? !false : !(f10(x))) return false;
+  return true;
+}
+function f12(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  let x;
+  x = v.trigger; if (x === undefined ? !false : !(c[0].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f11(x))) return false;
+  x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  return true;
+}
+function f13(v: any): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  let x;
+  x = v.entity; if (x === undefined ? !false : !(f10(x))) return false;
   x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
   return true;
 }
-function message_deleted$f12(v: any): boolean {
+function f14(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.by; if (x === undefined ? !true : !(message_deleted$f2(x))) return false;
-  x = v.for; if (x === undefined ? !true : !(message_deleted$f4(x))) return false;
-  x = v.on; if (x === undefined ? !false : !(message_deleted$f11(x))) return false;
+  x = v.by; if (x === undefined ? !true : !(f4(x))) return false;
+  x = v.for; if (x === undefined ? !true : !(f6(x))) return false;
+  x = v.on; if (x === undefined ? !false : !(f13(x))) return false;
   return true;
 }
-function message_deleted$f13(v: any): boolean {
+function f15(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.resource; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.entities; if (x === undefined ? !false : !(message_deleted$f12(x))) return false;
+  x = v.entities; if (x === undefined ? !false : !(f14(x))) return false;
   return true;
 }
-function message_deleted$f14(v: any): boolean {
+function f16(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -481,54 +220,39 @@ function message_deleted$f14(v: any): boolean {
   x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(message_deleted$f0(x))) return false;
+  x = v.tags; if (x === undefined ? !true : !(f0(x))) return false;
   x = v.category; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.type; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(message_deleted$f13(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f15(x))) return false;
   return true;
 }
-function message_deleted$f15(v: any): boolean {
+function f17(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.message; if (x === undefined ? !false : !((message_deleted$f14(x) || message_deleted$f10(x)))) return false;
+  x = v.message; if (x === undefined ? !false : !((f16(x) || f10(x)))) return false;
   return true;
 }
-function message_deleted$f16(v: any): boolean {
+function f18(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_deleted$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_deleted$f15(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[1].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f17(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_deleted(v: any): boolean {
-  return message_deleted$f16(v);
-}
-
-const message_reaction_added$c = [
-  new Set<unknown>(["message_reaction_added"]),
-] as const;
-function message_reaction_added$f0(v: any): boolean {
+function f19(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[2].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f17(x))) return false;
+  x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-function message_reaction_added$f1(v: any): boolean {
+function f20(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !true : !(typeof x === "string")) return false;
@@ -536,178 +260,47 @@ function message_reaction_added$f1(v: any): boolean {
   x = v.reaction; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.reactedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.reactedBy; if (x === undefined ? !true : !(message_reaction_added$f0(x))) return false;
+  x = v.reactedBy; if (x === undefined ? !true : !(f3(x))) return false;
   return true;
 }
-function message_reaction_added$f2(v: any): boolean {
+function f21(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.reaction; if (x === undefined ? !false : !(message_reaction_added$f1(x))) return false;
+  x = v.reaction; if (x === undefined ? !false : !(f20(x))) return false;
   return true;
 }
-function message_reaction_added$f3(v: any): boolean {
+function f22(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_reaction_added$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_reaction_added$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[3].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f21(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_reaction_added(v: any): boolean {
-  return message_reaction_added$f3(v);
-}
-
-const message_reaction_removed$c = [
-  new Set<unknown>(["message_reaction_removed"]),
-] as const;
-function message_reaction_removed$f0(v: any): boolean {
+function f23(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_reaction_removed$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.messageId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.reaction; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.reactedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.reactedBy; if (x === undefined ? !true : !(message_reaction_removed$f0(x))) return false;
-  return true;
-}
-function message_reaction_removed$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.reaction; if (x === undefined ? !false : !(message_reaction_removed$f1(x))) return false;
-  return true;
-}
-function message_reaction_removed$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_reaction_removed$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_reaction_removed$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[4].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f21(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_reaction_removed(v: any): boolean {
-  return message_reaction_removed$f3(v);
-}
-
-const user_mentioned$c = [
-  new Set<unknown>(["user_mentioned"]),
-] as const;
-function user_mentioned$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function user_mentioned$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function user_mentioned$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(user_mentioned$f1(x))) return false; }
-  return true;
-}
-function user_mentioned$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function user_mentioned$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(user_mentioned$f3(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function user_mentioned$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function user_mentioned$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((user_mentioned$f3(x) || user_mentioned$f5(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function user_mentioned$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(user_mentioned$f4(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(user_mentioned$f6(x))) return false;
-  return true;
-}
-function user_mentioned$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(user_mentioned$f3(x))) return false;
-  }
-  return true;
-}
-function user_mentioned$f9(v: any): boolean {
+function f24(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(user_mentioned$f2(x))) return false;
+  x = v.attachments; if (x === undefined ? !true : !(f2(x))) return false;
   x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(user_mentioned$f1(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(user_mentioned$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !false : !(user_mentioned$f8(x))) return false;
+  x = v.metadata; if (x === undefined ? !true : !(f1(x))) return false;
+  x = v.entities; if (x === undefined ? !true : !(f7(x))) return false;
+  x = v.mentions; if (x === undefined ? !false : !(f8(x))) return false;
   return true;
 }
-function user_mentioned$f10(v: any): boolean {
+function f25(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -723,63 +316,38 @@ function user_mentioned$f10(v: any): boolean {
   x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(user_mentioned$f0(x))) return false;
+  x = v.tags; if (x === undefined ? !true : !(f0(x))) return false;
   x = v.category; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.type; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(user_mentioned$f9(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f24(x))) return false;
   return true;
 }
-function user_mentioned$f11(v: any): boolean {
+function f26(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.message; if (x === undefined ? !false : !(user_mentioned$f10(x))) return false;
+  x = v.message; if (x === undefined ? !false : !(f25(x))) return false;
   return true;
 }
-function user_mentioned$f12(v: any): boolean {
+function f27(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(user_mentioned$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(user_mentioned$f11(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[5].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f26(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function user_mentioned(v: any): boolean {
-  return user_mentioned$f12(v);
-}
-
-const message_delivery_receipt$c = [
-  new Set<unknown>(["message_delivery_receipt"]),
-] as const;
-function message_delivery_receipt$f0(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_delivery_receipt$f1(v: any): boolean {
+function f28(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.messageId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.user; if (x === undefined ? !true : !(message_delivery_receipt$f0(x))) return false;
+  x = v.user; if (x === undefined ? !true : !(f3(x))) return false;
   x = v.timestamp; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   return true;
 }
-function message_delivery_receipt$f2(v: any): boolean {
+function f29(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.receiver; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -787,202 +355,57 @@ function message_delivery_receipt$f2(v: any): boolean {
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.messageSender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.body; if (x === undefined ? !false : !(message_delivery_receipt$f1(x))) return false;
+  x = v.body; if (x === undefined ? !false : !(f28(x))) return false;
   return true;
 }
-function message_delivery_receipt$f3(v: any): boolean {
+function f30(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_delivery_receipt$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_delivery_receipt$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[6].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f29(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_delivery_receipt(v: any): boolean {
-  return message_delivery_receipt$f3(v);
-}
-
-const message_read_receipt$c = [
-  new Set<unknown>(["message_read_receipt"]),
-] as const;
-function message_read_receipt$f0(v: any): boolean {
+function f31(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_read_receipt$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.messageId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.user; if (x === undefined ? !true : !(message_read_receipt$f0(x))) return false;
-  x = v.timestamp; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_read_receipt$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.receiver; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.messageSender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.body; if (x === undefined ? !false : !(message_read_receipt$f1(x))) return false;
-  return true;
-}
-function message_read_receipt$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_read_receipt$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_read_receipt$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[7].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f29(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_read_receipt(v: any): boolean {
-  return message_read_receipt$f3(v);
-}
-
-const user_blocked$c = [
-  new Set<unknown>(["user_blocked"]),
-] as const;
-function user_blocked$f0(v: any): boolean {
+function f32(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
+  x = v.users; if (x === undefined ? !false : !(f8(x))) return false;
+  x = v.by; if (x === undefined ? !false : !(f3(x))) return false;
   return true;
 }
-function user_blocked$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(user_blocked$f0(x))) return false;
-  }
-  return true;
-}
-function user_blocked$f2(v: any): boolean {
+function f33(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.users; if (x === undefined ? !false : !(user_blocked$f1(x))) return false;
-  x = v.by; if (x === undefined ? !false : !(user_blocked$f0(x))) return false;
-  return true;
-}
-function user_blocked$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(user_blocked$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(user_blocked$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[8].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f32(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function user_blocked(v: any): boolean {
-  return user_blocked$f3(v);
-}
-
-const user_unblocked$c = [
-  new Set<unknown>(["user_unblocked"]),
-] as const;
-function user_unblocked$f0(v: any): boolean {
+function f34(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function user_unblocked$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(user_unblocked$f0(x))) return false;
-  }
-  return true;
-}
-function user_unblocked$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.users; if (x === undefined ? !false : !(user_unblocked$f1(x))) return false;
-  x = v.by; if (x === undefined ? !false : !(user_unblocked$f0(x))) return false;
-  return true;
-}
-function user_unblocked$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(user_unblocked$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(user_unblocked$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[9].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f32(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function user_unblocked(v: any): boolean {
-  return user_unblocked$f3(v);
-}
-
-const user_connection_status_changed$c = [
-  new Set<unknown>(["user_connection_status_changed"]),
-] as const;
-function user_connection_status_changed$f0(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function user_connection_status_changed$f1(v: any): boolean {
+function f35(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.version; if (x === undefined ? !true : !(typeof x === "string")) return false;
@@ -992,804 +415,174 @@ function user_connection_status_changed$f1(v: any): boolean {
   x = v.clientIp; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-function user_connection_status_changed$f2(v: any): boolean {
+function f36(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.action; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.appInfo; if (x === undefined ? !true : !(user_connection_status_changed$f1(x))) return false;
+  x = v.appInfo; if (x === undefined ? !true : !(f35(x))) return false;
   x = v.platform; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.userAgent; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.connectedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   return true;
 }
-function user_connection_status_changed$f3(v: any): boolean {
+function f37(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.user; if (x === undefined ? !false : !(user_connection_status_changed$f0(x))) return false;
+  x = v.user; if (x === undefined ? !false : !(f3(x))) return false;
   x = v.timestamp; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.currentConnection; if (x === undefined ? !true : !(user_connection_status_changed$f2(x))) return false;
+  x = v.currentConnection; if (x === undefined ? !true : !(f36(x))) return false;
   x = v.userPresenceChanged; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
   return true;
 }
-function user_connection_status_changed$f4(v: any): boolean {
+function f38(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(user_connection_status_changed$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(user_connection_status_changed$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[10].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f37(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function user_connection_status_changed(v: any): boolean {
-  return user_connection_status_changed$f4(v);
-}
-
-const group_created$c = [
-  new Set<unknown>(["group_created"]),
-] as const;
-function group_created$f0(v: any): boolean {
+function f39(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  x = v.group; if (x === undefined ? !false : !(f5(x))) return false;
+  x = v.members; if (x === undefined ? !false : !(f8(x))) return false;
   return true;
 }
-function group_created$f1(v: any): boolean {
+function f40(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_created$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_created$f1(x))) return false;
-  }
-  return true;
-}
-function group_created$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_created$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_created$f2(x))) return false;
-  return true;
-}
-function group_created$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_created$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_created$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[11].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f39(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_created(v: any): boolean {
-  return group_created$f4(v);
-}
-
-const group_updated$c = [
-  new Set<unknown>(["group_updated"]),
-] as const;
-function group_updated$f0(v: any): boolean {
+function f41(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  x = v.group; if (x === undefined ? !false : !(f5(x))) return false;
   return true;
 }
-function group_updated$f1(v: any): boolean {
+function f42(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.group; if (x === undefined ? !false : !(group_updated$f0(x))) return false;
-  return true;
-}
-function group_updated$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_updated$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_updated$f1(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[12].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f41(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_updated(v: any): boolean {
-  return group_updated$f2(v);
-}
-
-const group_deleted$c = [
-  new Set<unknown>(["group_deleted"]),
-] as const;
-function group_deleted$f0(v: any): boolean {
+function f43(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_deleted$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_deleted$f0(x))) return false;
-  return true;
-}
-function group_deleted$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_deleted$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_deleted$f1(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[13].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f41(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_deleted(v: any): boolean {
-  return group_deleted$f2(v);
-}
-
-const group_member_joined$c = [
-  new Set<unknown>(["group_member_joined"]),
-] as const;
-function group_member_joined$f0(v: any): boolean {
+function f44(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_member_joined$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_member_joined$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_member_joined$f1(x))) return false;
-  }
-  return true;
-}
-function group_member_joined$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_member_joined$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_member_joined$f2(x))) return false;
-  return true;
-}
-function group_member_joined$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_member_joined$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_member_joined$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[14].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f39(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_member_joined(v: any): boolean {
-  return group_member_joined$f4(v);
-}
-
-const group_member_left$c = [
-  new Set<unknown>(["group_member_left"]),
-] as const;
-function group_member_left$f0(v: any): boolean {
+function f45(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_member_left$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_member_left$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_member_left$f1(x))) return false;
-  }
-  return true;
-}
-function group_member_left$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_member_left$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_member_left$f2(x))) return false;
-  return true;
-}
-function group_member_left$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_member_left$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_member_left$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[15].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f39(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_member_left(v: any): boolean {
-  return group_member_left$f4(v);
-}
-
-const group_member_added$c = [
-  new Set<unknown>(["group_member_added"]),
-] as const;
-function group_member_added$f0(v: any): boolean {
+function f46(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
+  x = v.group; if (x === undefined ? !false : !(f5(x))) return false;
+  x = v.members; if (x === undefined ? !false : !(f8(x))) return false;
+  x = v.by; if (x === undefined ? !false : !(f3(x))) return false;
   return true;
 }
-function group_member_added$f1(v: any): boolean {
+function f47(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_member_added$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_member_added$f1(x))) return false;
-  }
-  return true;
-}
-function group_member_added$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_member_added$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_member_added$f2(x))) return false;
-  x = v.by; if (x === undefined ? !false : !(group_member_added$f1(x))) return false;
-  return true;
-}
-function group_member_added$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_member_added$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_member_added$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[16].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f46(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_member_added(v: any): boolean {
-  return group_member_added$f4(v);
-}
-
-const group_member_kicked$c = [
-  new Set<unknown>(["group_member_kicked"]),
-] as const;
-function group_member_kicked$f0(v: any): boolean {
+function f48(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_member_kicked$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_member_kicked$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_member_kicked$f1(x))) return false;
-  }
-  return true;
-}
-function group_member_kicked$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_member_kicked$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_member_kicked$f2(x))) return false;
-  x = v.by; if (x === undefined ? !false : !(group_member_kicked$f1(x))) return false;
-  return true;
-}
-function group_member_kicked$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_member_kicked$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_member_kicked$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[17].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f46(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_member_kicked(v: any): boolean {
-  return group_member_kicked$f4(v);
-}
-
-const group_member_banned$c = [
-  new Set<unknown>(["group_member_banned"]),
-] as const;
-function group_member_banned$f0(v: any): boolean {
+function f49(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_member_banned$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_member_banned$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_member_banned$f1(x))) return false;
-  }
-  return true;
-}
-function group_member_banned$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_member_banned$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_member_banned$f2(x))) return false;
-  x = v.by; if (x === undefined ? !false : !(group_member_banned$f1(x))) return false;
-  return true;
-}
-function group_member_banned$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_member_banned$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_member_banned$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[18].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f46(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_member_banned(v: any): boolean {
-  return group_member_banned$f4(v);
-}
-
-const group_member_unbanned$c = [
-  new Set<unknown>(["group_member_unbanned"]),
-] as const;
-function group_member_unbanned$f0(v: any): boolean {
+function f50(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_member_unbanned$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_member_unbanned$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_member_unbanned$f1(x))) return false;
-  }
-  return true;
-}
-function group_member_unbanned$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_member_unbanned$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_member_unbanned$f2(x))) return false;
-  x = v.by; if (x === undefined ? !false : !(group_member_unbanned$f1(x))) return false;
-  return true;
-}
-function group_member_unbanned$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_member_unbanned$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_member_unbanned$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[19].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f46(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_member_unbanned(v: any): boolean {
-  return group_member_unbanned$f4(v);
-}
-
-const group_member_scope_changed$c = [
-  new Set<unknown>(["group_member_scope_changed"]),
-] as const;
-function group_member_scope_changed$f0(v: any): boolean {
+function f51(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_member_scope_changed$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function group_member_scope_changed$f2(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(group_member_scope_changed$f1(x))) return false;
-  }
-  return true;
-}
-function group_member_scope_changed$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_member_scope_changed$f0(x))) return false;
-  x = v.members; if (x === undefined ? !false : !(group_member_scope_changed$f2(x))) return false;
-  x = v.by; if (x === undefined ? !false : !(group_member_scope_changed$f1(x))) return false;
-  return true;
-}
-function group_member_scope_changed$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_member_scope_changed$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_member_scope_changed$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[20].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f46(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_member_scope_changed(v: any): boolean {
-  return group_member_scope_changed$f4(v);
-}
-
-const group_owner_transferred$c = [
-  new Set<unknown>(["group_owner_transferred"]),
-] as const;
-function group_owner_transferred$f0(v: any): boolean {
+function f52(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function group_owner_transferred$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.group; if (x === undefined ? !false : !(group_owner_transferred$f0(x))) return false;
-  return true;
-}
-function group_owner_transferred$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(group_owner_transferred$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(group_owner_transferred$f1(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[21].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f41(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function group_owner_transferred(v: any): boolean {
-  return group_owner_transferred$f2(v);
-}
-
-const call_initiated$c = [
-  new Set<unknown>(["call_initiated"]),
-] as const;
-function call_initiated$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function call_initiated$f1(v: any): boolean {
+function f53(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
+  x = v.entities; if (x === undefined ? !true : !(f7(x))) return false;
   return true;
 }
-function call_initiated$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_initiated$f1(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_initiated$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function call_initiated$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((call_initiated$f1(x) || call_initiated$f3(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_initiated$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(call_initiated$f2(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(call_initiated$f4(x))) return false;
-  return true;
-}
-function call_initiated$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entities; if (x === undefined ? !true : !(call_initiated$f5(x))) return false;
-  return true;
-}
-function call_initiated$f7(v: any): boolean {
+function f54(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.sessionid; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -1799,35 +592,35 @@ function call_initiated$f7(v: any): boolean {
   x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(call_initiated$f6(x))) return false;
+  x = v.data; if (x === undefined ? !true : !(f53(x))) return false;
   x = v.initiatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   return true;
 }
-function call_initiated$f8(v: any): boolean {
+function f55(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.entity; if (x === undefined ? !false : !(call_initiated$f7(x))) return false;
+  x = v.entity; if (x === undefined ? !false : !(f54(x))) return false;
   x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
   return true;
 }
-function call_initiated$f9(v: any): boolean {
+function f56(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.by; if (x === undefined ? !true : !(call_initiated$f2(x))) return false;
-  x = v.for; if (x === undefined ? !true : !(call_initiated$f4(x))) return false;
-  x = v.on; if (x === undefined ? !false : !(call_initiated$f8(x))) return false;
+  x = v.by; if (x === undefined ? !true : !(f4(x))) return false;
+  x = v.for; if (x === undefined ? !true : !(f6(x))) return false;
+  x = v.on; if (x === undefined ? !false : !(f55(x))) return false;
   return true;
 }
-function call_initiated$f10(v: any): boolean {
+function f57(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.resource; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.entities; if (x === undefined ? !false : !(call_initiated$f9(x))) return false;
+  x = v.entities; if (x === undefined ? !false : !(f56(x))) return false;
   return true;
 }
-function call_initiated$f11(v: any): boolean {
+function f58(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -1843,62 +636,48 @@ function call_initiated$f11(v: any): boolean {
   x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(call_initiated$f0(x))) return false;
+  x = v.tags; if (x === undefined ? !true : !(f0(x))) return false;
   x = v.category; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.type; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(call_initiated$f10(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f57(x))) return false;
   return true;
 }
-function call_initiated$f12(v: any): boolean {
+function f59(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.call; if (x === undefined ? !false : !(call_initiated$f11(x))) return false;
+  x = v.call; if (x === undefined ? !false : !(f58(x))) return false;
   return true;
 }
-function call_initiated$f13(v: any): boolean {
+function f60(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_initiated$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_initiated$f12(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[22].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f59(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_initiated(v: any): boolean {
-  return call_initiated$f13(v);
-}
-
-const call_started$c = [
-  new Set<unknown>(["call_started"]),
-] as const;
-function call_started$f0(v: any): boolean {
+function f61(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.created_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
   return true;
 }
-function call_started$f1(v: any): boolean {
+function f62(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_started$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_started$f0(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[23].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f61(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_started(v: any): boolean {
-  return call_started$f1(v);
-}
-
-const call_participant_joined$c = [
-  new Set<unknown>(["call_participant_joined"]),
-] as const;
-function call_participant_joined$f0(v: any): boolean {
+function f63(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.uid; if (x === undefined ? !true : !(typeof x === "string")) return false;
@@ -1908,7 +687,7 @@ function call_participant_joined$f0(v: any): boolean {
   x = v.audio_call; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
   return true;
 }
-function call_participant_joined$f1(v: any): boolean {
+function f64(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.is_video_muted; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
@@ -1921,261 +700,113 @@ function call_participant_joined$f1(v: any): boolean {
   x = v.is_audio_only; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
   return true;
 }
-function call_participant_joined$f2(v: any): boolean {
+function f65(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.occupant; if (x === undefined ? !false : !(call_participant_joined$f0(x))) return false;
-  x = v.initial_config; if (x === undefined ? !true : !(call_participant_joined$f1(x))) return false;
+  x = v.occupant; if (x === undefined ? !false : !(f63(x))) return false;
+  x = v.initial_config; if (x === undefined ? !true : !(f64(x))) return false;
   return true;
 }
-function call_participant_joined$f3(v: any): boolean {
+function f66(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_participant_joined$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_participant_joined$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[24].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f65(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_participant_joined(v: any): boolean {
-  return call_participant_joined$f3(v);
-}
-
-const call_participant_left$c = [
-  new Set<unknown>(["call_participant_left"]),
-] as const;
-function call_participant_left$f0(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.joined_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.left_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.audio_call; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  return true;
-}
-function call_participant_left$f1(v: any): boolean {
+function f67(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.occupant; if (x === undefined ? !false : !(call_participant_left$f0(x))) return false;
+  x = v.occupant; if (x === undefined ? !false : !(f63(x))) return false;
   return true;
 }
-function call_participant_left$f2(v: any): boolean {
+function f68(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_participant_left$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_participant_left$f1(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[25].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f67(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_participant_left(v: any): boolean {
-  return call_participant_left$f2(v);
-}
-
-const call_ended$c = [
-  new Set<unknown>(["call_ended"]),
-] as const;
-function call_ended$f0(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.joined_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.left_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.audio_call; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  return true;
-}
-function call_ended$f1(v: any): boolean {
+function f69(v: any): boolean {
   if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(call_ended$f0(x))) return false; }
+  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(f63(x))) return false; }
   return true;
 }
-function call_ended$f2(v: any): boolean {
+function f70(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.all_occupants; if (x === undefined ? !false : !(call_ended$f1(x))) return false;
+  x = v.all_occupants; if (x === undefined ? !false : !(f69(x))) return false;
   x = v.created_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
   x = v.destroyed_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
   return true;
 }
-function call_ended$f3(v: any): boolean {
+function f71(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_ended$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_ended$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[26].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f70(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_ended(v: any): boolean {
-  return call_ended$f3(v);
-}
-
-const meeting_started$c = [
-  new Set<unknown>(["meeting_started"]),
-] as const;
-function meeting_started$f0(v: any): boolean {
+function f72(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.created_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  return true;
-}
-function meeting_started$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(meeting_started$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(meeting_started$f0(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[27].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f61(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function meeting_started(v: any): boolean {
-  return meeting_started$f1(v);
-}
-
-const meeting_participant_joined$c = [
-  new Set<unknown>(["meeting_participant_joined"]),
-] as const;
-function meeting_participant_joined$f0(v: any): boolean {
+function f73(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.joined_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.left_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.audio_call; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  return true;
-}
-function meeting_participant_joined$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.is_video_muted; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  x = v.start_recording_on_call_start; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  x = v.call_version; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.is_audio_muted; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  x = v.sdk; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.mode; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.platform; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.is_audio_only; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  return true;
-}
-function meeting_participant_joined$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.occupant; if (x === undefined ? !false : !(meeting_participant_joined$f0(x))) return false;
-  x = v.initial_config; if (x === undefined ? !true : !(meeting_participant_joined$f1(x))) return false;
-  return true;
-}
-function meeting_participant_joined$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(meeting_participant_joined$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(meeting_participant_joined$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[28].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f65(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function meeting_participant_joined(v: any): boolean {
-  return meeting_participant_joined$f3(v);
-}
-
-const meeting_participant_left$c = [
-  new Set<unknown>(["meeting_participant_left"]),
-] as const;
-function meeting_participant_left$f0(v: any): boolean {
+function f74(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.joined_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.left_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.audio_call; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  return true;
-}
-function meeting_participant_left$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.occupant; if (x === undefined ? !false : !(meeting_participant_left$f0(x))) return false;
-  return true;
-}
-function meeting_participant_left$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(meeting_participant_left$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(meeting_participant_left$f1(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[29].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f67(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function meeting_participant_left(v: any): boolean {
-  return meeting_participant_left$f2(v);
-}
-
-const meeting_ended$c = [
-  new Set<unknown>(["meeting_ended"]),
-] as const;
-function meeting_ended$f0(v: any): boolean {
+function f75(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.joined_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.left_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.audio_call; if (x === undefined ? !true : !((typeof x === "string" || typeof x === "boolean"))) return false;
-  return true;
-}
-function meeting_ended$f1(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(meeting_ended$f0(x))) return false; }
-  return true;
-}
-function meeting_ended$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.all_occupants; if (x === undefined ? !false : !(meeting_ended$f1(x))) return false;
-  x = v.created_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  x = v.destroyed_at; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
-  return true;
-}
-function meeting_ended$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(meeting_ended$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(meeting_ended$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[30].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f70(x))) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function meeting_ended(v: any): boolean {
-  return meeting_ended$f3(v);
-}
-
-const recording_generated$c = [
-  new Set<unknown>(["recording_generated"]),
-] as const;
-function recording_generated$f0(v: any): boolean {
+function f76(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -2185,131 +816,33 @@ function recording_generated$f0(v: any): boolean {
   x = v.startTime; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
   return true;
 }
-function recording_generated$f1(v: any): boolean {
+function f77(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(recording_generated$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(recording_generated$f0(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[31].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f76(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function recording_generated(v: any): boolean {
-  return recording_generated$f1(v);
-}
-
-const call_busy$c = [
-  new Set<unknown>(["call_busy"]),
-] as const;
-function call_busy$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function call_busy$f1(v: any): boolean {
+function f78(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
+  x = v.by; if (x === undefined ? !true : !(f4(x))) return false;
+  x = v.for; if (x === undefined ? !true : !(f6(x))) return false;
+  x = v.on; if (x === undefined ? !true : !(f55(x))) return false;
   return true;
 }
-function call_busy$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_busy$f1(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_busy$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function call_busy$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((call_busy$f1(x) || call_busy$f3(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_busy$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(call_busy$f2(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(call_busy$f4(x))) return false;
-  return true;
-}
-function call_busy$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entities; if (x === undefined ? !true : !(call_busy$f5(x))) return false;
-  return true;
-}
-function call_busy$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sessionid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(call_busy$f6(x))) return false;
-  x = v.initiatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function call_busy$f8(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_busy$f7(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_busy$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.by; if (x === undefined ? !true : !(call_busy$f2(x))) return false;
-  x = v.for; if (x === undefined ? !true : !(call_busy$f4(x))) return false;
-  x = v.on; if (x === undefined ? !true : !(call_busy$f8(x))) return false;
-  return true;
-}
-function call_busy$f10(v: any): boolean {
+function f79(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
   x = v.resource; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.entities; if (x === undefined ? !true : !(call_busy$f9(x))) return false;
+  x = v.entities; if (x === undefined ? !true : !(f78(x))) return false;
   return true;
 }
-function call_busy$f11(v: any): boolean {
+function f80(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !true : !(typeof x === "string")) return false;
@@ -2325,492 +858,59 @@ function call_busy$f11(v: any): boolean {
   x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(call_busy$f0(x))) return false;
+  x = v.tags; if (x === undefined ? !true : !(f0(x))) return false;
   x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(call_busy$f10(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f79(x))) return false;
   return true;
 }
-function call_busy$f12(v: any): boolean {
+function f81(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.call; if (x === undefined ? !false : !(call_busy$f11(x))) return false;
+  x = v.call; if (x === undefined ? !false : !(f80(x))) return false;
   return true;
 }
-function call_busy$f13(v: any): boolean {
+function f82(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_busy$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_busy$f12(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[32].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f81(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_busy(v: any): boolean {
-  return call_busy$f13(v);
-}
-
-const call_cancelled$c = [
-  new Set<unknown>(["call_cancelled"]),
-] as const;
-function call_cancelled$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function call_cancelled$f1(v: any): boolean {
+function f83(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function call_cancelled$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_cancelled$f1(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_cancelled$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function call_cancelled$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((call_cancelled$f1(x) || call_cancelled$f3(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_cancelled$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(call_cancelled$f2(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(call_cancelled$f4(x))) return false;
-  return true;
-}
-function call_cancelled$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entities; if (x === undefined ? !true : !(call_cancelled$f5(x))) return false;
-  return true;
-}
-function call_cancelled$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sessionid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(call_cancelled$f6(x))) return false;
-  x = v.initiatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function call_cancelled$f8(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_cancelled$f7(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_cancelled$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.by; if (x === undefined ? !true : !(call_cancelled$f2(x))) return false;
-  x = v.for; if (x === undefined ? !true : !(call_cancelled$f4(x))) return false;
-  x = v.on; if (x === undefined ? !true : !(call_cancelled$f8(x))) return false;
-  return true;
-}
-function call_cancelled$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.resource; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.entities; if (x === undefined ? !true : !(call_cancelled$f9(x))) return false;
-  return true;
-}
-function call_cancelled$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(call_cancelled$f0(x))) return false;
-  x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(call_cancelled$f10(x))) return false;
-  return true;
-}
-function call_cancelled$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.call; if (x === undefined ? !false : !(call_cancelled$f11(x))) return false;
-  return true;
-}
-function call_cancelled$f13(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_cancelled$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_cancelled$f12(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[33].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f81(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_cancelled(v: any): boolean {
-  return call_cancelled$f13(v);
-}
-
-const call_rejected$c = [
-  new Set<unknown>(["call_rejected"]),
-] as const;
-function call_rejected$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function call_rejected$f1(v: any): boolean {
+function f84(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function call_rejected$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_rejected$f1(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_rejected$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function call_rejected$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((call_rejected$f1(x) || call_rejected$f3(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_rejected$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(call_rejected$f2(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(call_rejected$f4(x))) return false;
-  return true;
-}
-function call_rejected$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entities; if (x === undefined ? !true : !(call_rejected$f5(x))) return false;
-  return true;
-}
-function call_rejected$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sessionid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(call_rejected$f6(x))) return false;
-  x = v.initiatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function call_rejected$f8(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_rejected$f7(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_rejected$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.by; if (x === undefined ? !true : !(call_rejected$f2(x))) return false;
-  x = v.for; if (x === undefined ? !true : !(call_rejected$f4(x))) return false;
-  x = v.on; if (x === undefined ? !true : !(call_rejected$f8(x))) return false;
-  return true;
-}
-function call_rejected$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.resource; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.entities; if (x === undefined ? !true : !(call_rejected$f9(x))) return false;
-  return true;
-}
-function call_rejected$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(call_rejected$f0(x))) return false;
-  x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(call_rejected$f10(x))) return false;
-  return true;
-}
-function call_rejected$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.call; if (x === undefined ? !false : !(call_rejected$f11(x))) return false;
-  return true;
-}
-function call_rejected$f13(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_rejected$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_rejected$f12(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[34].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f81(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_rejected(v: any): boolean {
-  return call_rejected$f13(v);
-}
-
-const call_unanswered$c = [
-  new Set<unknown>(["call_unanswered"]),
-] as const;
-function call_unanswered$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function call_unanswered$f1(v: any): boolean {
+function f85(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function call_unanswered$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_unanswered$f1(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_unanswered$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function call_unanswered$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((call_unanswered$f1(x) || call_unanswered$f3(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_unanswered$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(call_unanswered$f2(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(call_unanswered$f4(x))) return false;
-  return true;
-}
-function call_unanswered$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entities; if (x === undefined ? !true : !(call_unanswered$f5(x))) return false;
-  return true;
-}
-function call_unanswered$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sessionid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(call_unanswered$f6(x))) return false;
-  x = v.initiatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function call_unanswered$f8(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(call_unanswered$f7(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function call_unanswered$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.by; if (x === undefined ? !true : !(call_unanswered$f2(x))) return false;
-  x = v.for; if (x === undefined ? !true : !(call_unanswered$f4(x))) return false;
-  x = v.on; if (x === undefined ? !true : !(call_unanswered$f8(x))) return false;
-  return true;
-}
-function call_unanswered$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.resource; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.entities; if (x === undefined ? !true : !(call_unanswered$f9(x))) return false;
-  return true;
-}
-function call_unanswered$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(call_unanswered$f0(x))) return false;
-  x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !false : !(call_unanswered$f10(x))) return false;
-  return true;
-}
-function call_unanswered$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.call; if (x === undefined ? !false : !(call_unanswered$f11(x))) return false;
-  return true;
-}
-function call_unanswered$f13(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(call_unanswered$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(call_unanswered$f12(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[35].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f81(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function call_unanswered(v: any): boolean {
-  return call_unanswered$f13(v);
-}
-
-const transcription_generated$c = [
-  new Set<unknown>(["transcription_generated"]),
-] as const;
-function transcription_generated$f0(v: any): boolean {
+function f86(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.sessionId; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -2821,227 +921,37 @@ function transcription_generated$f0(v: any): boolean {
   x = v.endTime; if (x === undefined ? !true : !((typeof x === "string" || Number.isFinite(x)))) return false;
   return true;
 }
-function transcription_generated$f1(v: any): boolean {
+function f87(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(transcription_generated$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(transcription_generated$f0(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[36].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f86(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function transcription_generated(v: any): boolean {
-  return transcription_generated$f1(v);
-}
-
-const message_delivered_to_all$c = [
-  new Set<unknown>(["message_delivered_to_all"]),
-] as const;
-function message_delivered_to_all$f0(v: any): boolean {
+function f88(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_delivered_to_all$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.messageId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.user; if (x === undefined ? !true : !(message_delivered_to_all$f0(x))) return false;
-  x = v.timestamp; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_delivered_to_all$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.receiver; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.messageSender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.body; if (x === undefined ? !false : !(message_delivered_to_all$f1(x))) return false;
-  return true;
-}
-function message_delivered_to_all$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_delivered_to_all$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_delivered_to_all$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[37].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f29(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_delivered_to_all(v: any): boolean {
-  return message_delivered_to_all$f3(v);
-}
-
-const message_read_by_all$c = [
-  new Set<unknown>(["message_read_by_all"]),
-] as const;
-function message_read_by_all$f0(v: any): boolean {
+function f89(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_read_by_all$f1(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.action; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.messageId; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.user; if (x === undefined ? !true : !(message_read_by_all$f0(x))) return false;
-  x = v.timestamp; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_read_by_all$f2(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.receiver; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.messageSender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.body; if (x === undefined ? !false : !(message_read_by_all$f1(x))) return false;
-  return true;
-}
-function message_read_by_all$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_read_by_all$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_read_by_all$f2(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[38].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f29(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_read_by_all(v: any): boolean {
-  return message_read_by_all$f3(v);
-}
-
-const message_pinned$c = [
-  new Set<unknown>(["message_pinned"]),
-] as const;
-function message_pinned$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function message_pinned$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function message_pinned$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(message_pinned$f1(x))) return false; }
-  return true;
-}
-function message_pinned$f3(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_pinned$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(message_pinned$f3(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_pinned$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function message_pinned$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((message_pinned$f3(x) || message_pinned$f5(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_pinned$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(message_pinned$f4(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(message_pinned$f6(x))) return false;
-  return true;
-}
-function message_pinned$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(message_pinned$f3(x))) return false;
-  }
-  return true;
-}
-function message_pinned$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(message_pinned$f2(x))) return false;
-  x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(message_pinned$f1(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(message_pinned$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(message_pinned$f8(x))) return false;
-  return true;
-}
-function message_pinned$f10(v: any): boolean {
+function f90(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !false : !((x !== undefined && (x === undefined || typeof x === "string")))) return false;
@@ -3057,595 +967,86 @@ function message_pinned$f10(v: any): boolean {
   x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(message_pinned$f0(x))) return false;
+  x = v.tags; if (x === undefined ? !true : !(f0(x))) return false;
   x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(message_pinned$f9(x))) return false;
+  x = v.data; if (x === undefined ? !true : !(f9(x))) return false;
   return true;
 }
-function message_pinned$f11(v: any): boolean {
+function f91(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.message; if (x === undefined ? !false : !(message_pinned$f10(x))) return false;
-  x = v.pinnedBy; if (x === undefined ? !true : !((typeof x === "string" || message_pinned$f3(x)))) return false;
+  x = v.message; if (x === undefined ? !false : !(f90(x))) return false;
+  x = v.pinnedBy; if (x === undefined ? !true : !((typeof x === "string" || f3(x)))) return false;
   x = v.pinnedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   return true;
 }
-function message_pinned$f12(v: any): boolean {
+function f92(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_pinned$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_pinned$f11(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[39].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f91(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_pinned(v: any): boolean {
-  return message_pinned$f12(v);
-}
-
-const message_unpinned$c = [
-  new Set<unknown>(["message_unpinned"]),
-] as const;
-function message_unpinned$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function message_unpinned$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function message_unpinned$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(message_unpinned$f1(x))) return false; }
-  return true;
-}
-function message_unpinned$f3(v: any): boolean {
+function f93(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function message_unpinned$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(message_unpinned$f3(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_unpinned$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function message_unpinned$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((message_unpinned$f3(x) || message_unpinned$f5(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function message_unpinned$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(message_unpinned$f4(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(message_unpinned$f6(x))) return false;
-  return true;
-}
-function message_unpinned$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(message_unpinned$f3(x))) return false;
-  }
-  return true;
-}
-function message_unpinned$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(message_unpinned$f2(x))) return false;
-  x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(message_unpinned$f1(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(message_unpinned$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(message_unpinned$f8(x))) return false;
-  return true;
-}
-function message_unpinned$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !false : !((x !== undefined && (x === undefined || typeof x === "string")))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(message_unpinned$f0(x))) return false;
-  x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(message_unpinned$f9(x))) return false;
-  return true;
-}
-function message_unpinned$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.message; if (x === undefined ? !false : !(message_unpinned$f10(x))) return false;
-  x = v.unpinnedBy; if (x === undefined ? !true : !((typeof x === "string" || message_unpinned$f3(x)))) return false;
+  x = v.message; if (x === undefined ? !false : !(f90(x))) return false;
+  x = v.unpinnedBy; if (x === undefined ? !true : !((typeof x === "string" || f3(x)))) return false;
   x = v.unpinnedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
   return true;
 }
-function message_unpinned$f12(v: any): boolean {
+function f94(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(message_unpinned$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(message_unpinned$f11(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[40].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f93(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function message_unpinned(v: any): boolean {
-  return message_unpinned$f12(v);
-}
-
-const moderation_engine_approved$c = [
-  new Set<unknown>(["moderation_engine_approved"]),
-] as const;
-function moderation_engine_approved$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function moderation_engine_approved$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function moderation_engine_approved$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(moderation_engine_approved$f1(x))) return false; }
-  return true;
-}
-function moderation_engine_approved$f3(v: any): boolean {
+function f95(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
+  x = v.message; if (x === undefined ? !false : !(f90(x))) return false;
+  x = v.moderation; if (x === undefined ? !true : !(f1(x))) return false;
   return true;
 }
-function moderation_engine_approved$f4(v: any): boolean {
+function f96(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.entity; if (x === undefined ? !false : !(moderation_engine_approved$f3(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_engine_approved$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_engine_approved$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((moderation_engine_approved$f3(x) || moderation_engine_approved$f5(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_engine_approved$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(moderation_engine_approved$f4(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(moderation_engine_approved$f6(x))) return false;
-  return true;
-}
-function moderation_engine_approved$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(moderation_engine_approved$f3(x))) return false;
-  }
-  return true;
-}
-function moderation_engine_approved$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(moderation_engine_approved$f2(x))) return false;
-  x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(moderation_engine_approved$f1(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(moderation_engine_approved$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(moderation_engine_approved$f8(x))) return false;
-  return true;
-}
-function moderation_engine_approved$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !false : !((x !== undefined && (x === undefined || typeof x === "string")))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(moderation_engine_approved$f0(x))) return false;
-  x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(moderation_engine_approved$f9(x))) return false;
-  return true;
-}
-function moderation_engine_approved$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.message; if (x === undefined ? !false : !(moderation_engine_approved$f10(x))) return false;
-  x = v.moderation; if (x === undefined ? !true : !(moderation_engine_approved$f1(x))) return false;
-  return true;
-}
-function moderation_engine_approved$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(moderation_engine_approved$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(moderation_engine_approved$f11(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[41].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f95(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function moderation_engine_approved(v: any): boolean {
-  return moderation_engine_approved$f12(v);
-}
-
-const moderation_engine_blocked$c = [
-  new Set<unknown>(["moderation_engine_blocked"]),
-] as const;
-function moderation_engine_blocked$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function moderation_engine_blocked$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function moderation_engine_blocked$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(moderation_engine_blocked$f1(x))) return false; }
-  return true;
-}
-function moderation_engine_blocked$f3(v: any): boolean {
+function f97(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function moderation_engine_blocked$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(moderation_engine_blocked$f3(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_engine_blocked$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_engine_blocked$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((moderation_engine_blocked$f3(x) || moderation_engine_blocked$f5(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_engine_blocked$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(moderation_engine_blocked$f4(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(moderation_engine_blocked$f6(x))) return false;
-  return true;
-}
-function moderation_engine_blocked$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(moderation_engine_blocked$f3(x))) return false;
-  }
-  return true;
-}
-function moderation_engine_blocked$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(moderation_engine_blocked$f2(x))) return false;
-  x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(moderation_engine_blocked$f1(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(moderation_engine_blocked$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(moderation_engine_blocked$f8(x))) return false;
-  return true;
-}
-function moderation_engine_blocked$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !false : !((x !== undefined && (x === undefined || typeof x === "string")))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(moderation_engine_blocked$f0(x))) return false;
-  x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(moderation_engine_blocked$f9(x))) return false;
-  return true;
-}
-function moderation_engine_blocked$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.message; if (x === undefined ? !false : !(moderation_engine_blocked$f10(x))) return false;
-  x = v.moderation; if (x === undefined ? !true : !(moderation_engine_blocked$f1(x))) return false;
-  return true;
-}
-function moderation_engine_blocked$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(moderation_engine_blocked$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(moderation_engine_blocked$f11(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[42].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f95(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function moderation_engine_blocked(v: any): boolean {
-  return moderation_engine_blocked$f12(v);
-}
-
-const moderation_manual_approved$c = [
-  new Set<unknown>(["moderation_manual_approved"]),
-] as const;
-function moderation_manual_approved$f0(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(typeof x === "string")) return false; }
-  return true;
-}
-function moderation_manual_approved$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function moderation_manual_approved$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(moderation_manual_approved$f1(x))) return false; }
-  return true;
-}
-function moderation_manual_approved$f3(v: any): boolean {
+function f98(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.uid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.avatar; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.status; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.role; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.lastActiveAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldScope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.hasBlockedMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.blockedByMe; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.deactivatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  return true;
-}
-function moderation_manual_approved$f4(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !(moderation_manual_approved$f3(x))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_manual_approved$f5(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.guid; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  x = v.name; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.scope; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.membersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.onlineMembersCount; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.joinedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.hasJoined; if (x === undefined ? !true : !(typeof x === "boolean")) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.createdAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.owner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.oldOwner; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_manual_approved$f6(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.entity; if (x === undefined ? !false : !((moderation_manual_approved$f3(x) || moderation_manual_approved$f5(x)))) return false;
-  x = v.entityType; if (x === undefined ? !false : !(typeof x === "string")) return false;
-  return true;
-}
-function moderation_manual_approved$f7(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.sender; if (x === undefined ? !true : !(moderation_manual_approved$f4(x))) return false;
-  x = v.receiver; if (x === undefined ? !true : !(moderation_manual_approved$f6(x))) return false;
-  return true;
-}
-function moderation_manual_approved$f8(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) {
-    const k = keys[i]!; if (k === "__proto__") continue; const x = v[k]; if (!(moderation_manual_approved$f3(x))) return false;
-  }
-  return true;
-}
-function moderation_manual_approved$f9(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.text; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.attachments; if (x === undefined ? !true : !(moderation_manual_approved$f2(x))) return false;
-  x = v.custom_data; if (x === undefined ? !true : !(true)) return false;
-  x = v.metadata; if (x === undefined ? !true : !(moderation_manual_approved$f1(x))) return false;
-  x = v.entities; if (x === undefined ? !true : !(moderation_manual_approved$f7(x))) return false;
-  x = v.mentions; if (x === undefined ? !true : !(moderation_manual_approved$f8(x))) return false;
-  return true;
-}
-function moderation_manual_approved$f10(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.id; if (x === undefined ? !false : !((x !== undefined && (x === undefined || typeof x === "string")))) return false;
-  x = v.conversationId; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sender; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiverType; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.receiver; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.sentAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.updatedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.editedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.deliveredAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.readAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.deletedBy; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.tags; if (x === undefined ? !true : !(moderation_manual_approved$f0(x))) return false;
-  x = v.category; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
-  x = v.data; if (x === undefined ? !true : !(moderation_manual_approved$f9(x))) return false;
-  return true;
-}
-function moderation_manual_approved$f11(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.message; if (x === undefined ? !false : !(moderation_manual_approved$f10(x))) return false;
-  x = v.moderation; if (x === undefined ? !true : !(moderation_manual_approved$f1(x))) return false;
-  return true;
-}
-function moderation_manual_approved$f12(v: any): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let x;
-  x = v.trigger; if (x === undefined ? !false : !(moderation_manual_approved$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(moderation_manual_approved$f11(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[43].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f95(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-export function moderation_manual_approved(v: any): boolean {
-  return moderation_manual_approved$f12(v);
-}
-
-const moderation_engine_failed$c = [
-  new Set<unknown>(["moderation_engine_failed"]),
-] as const;
-function moderation_engine_failed$f0(v: any): boolean {
+function f99(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
   x = v.id; if (x === undefined ? !false : !(typeof x === "string")) return false;
@@ -3656,38 +1057,160 @@ function moderation_engine_failed$f0(v: any): boolean {
   x = v.type; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
-function moderation_engine_failed$f1(v: any): boolean {
-  if (!isPlainObject(v)) return false;
-  if (hasEnumerableSymbol(v)) return false;
-  return true;
-}
-function moderation_engine_failed$f2(v: any): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) { const x = v[i]; if (!(moderation_engine_failed$f1(x))) return false; }
-  return true;
-}
-function moderation_engine_failed$f3(v: any): boolean {
+function f100(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.resource; if (x === undefined ? !false : !(moderation_engine_failed$f0(x))) return false;
+  x = v.resource; if (x === undefined ? !false : !(f99(x))) return false;
   x = v.contentType; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.outcome; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.completedAt; if (x === undefined ? !true : !(Number.isFinite(x))) return false;
-  x = v.failures; if (x === undefined ? !true : !(moderation_engine_failed$f2(x))) return false;
+  x = v.failures; if (x === undefined ? !true : !(f2(x))) return false;
   return true;
 }
-function moderation_engine_failed$f4(v: any): boolean {
+function f101(v: any): boolean {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
   let x;
-  x = v.trigger; if (x === undefined ? !false : !(moderation_engine_failed$c[0].has(x))) return false;
-  x = v.data; if (x === undefined ? !false : !(moderation_engine_failed$f3(x))) return false;
+  x = v.trigger; if (x === undefined ? !false : !(c[44].has(x))) return false;
+  x = v.data; if (x === undefined ? !false : !(f100(x))) return false;
   x = v.appId; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.region; if (x === undefined ? !true : !(typeof x === "string")) return false;
   x = v.webhook; if (x === undefined ? !true : !(typeof x === "string")) return false;
   return true;
 }
+export function message_sent(v: any): boolean {
+  return f12(v);
+}
+export function message_edited(v: any): boolean {
+  return f18(v);
+}
+export function message_deleted(v: any): boolean {
+  return f19(v);
+}
+export function message_reaction_added(v: any): boolean {
+  return f22(v);
+}
+export function message_reaction_removed(v: any): boolean {
+  return f23(v);
+}
+export function user_mentioned(v: any): boolean {
+  return f27(v);
+}
+export function message_delivery_receipt(v: any): boolean {
+  return f30(v);
+}
+export function message_read_receipt(v: any): boolean {
+  return f31(v);
+}
+export function user_blocked(v: any): boolean {
+  return f33(v);
+}
+export function user_unblocked(v: any): boolean {
+  return f34(v);
+}
+export function user_connection_status_changed(v: any): boolean {
+  return f38(v);
+}
+export function group_created(v: any): boolean {
+  return f40(v);
+}
+export function group_updated(v: any): boolean {
+  return f42(v);
+}
+export function group_deleted(v: any): boolean {
+  return f43(v);
+}
+export function group_member_joined(v: any): boolean {
+  return f44(v);
+}
+export function group_member_left(v: any): boolean {
+  return f45(v);
+}
+export function group_member_added(v: any): boolean {
+  return f47(v);
+}
+export function group_member_kicked(v: any): boolean {
+  return f48(v);
+}
+export function group_member_banned(v: any): boolean {
+  return f49(v);
+}
+export function group_member_unbanned(v: any): boolean {
+  return f50(v);
+}
+export function group_member_scope_changed(v: any): boolean {
+  return f51(v);
+}
+export function group_owner_transferred(v: any): boolean {
+  return f52(v);
+}
+export function call_initiated(v: any): boolean {
+  return f60(v);
+}
+export function call_started(v: any): boolean {
+  return f62(v);
+}
+export function call_participant_joined(v: any): boolean {
+  return f66(v);
+}
+export function call_participant_left(v: any): boolean {
+  return f68(v);
+}
+export function call_ended(v: any): boolean {
+  return f71(v);
+}
+export function meeting_started(v: any): boolean {
+  return f72(v);
+}
+export function meeting_participant_joined(v: any): boolean {
+  return f73(v);
+}
+export function meeting_participant_left(v: any): boolean {
+  return f74(v);
+}
+export function meeting_ended(v: any): boolean {
+  return f75(v);
+}
+export function recording_generated(v: any): boolean {
+  return f77(v);
+}
+export function call_busy(v: any): boolean {
+  return f82(v);
+}
+export function call_cancelled(v: any): boolean {
+  return f83(v);
+}
+export function call_rejected(v: any): boolean {
+  return f84(v);
+}
+export function call_unanswered(v: any): boolean {
+  return f85(v);
+}
+export function transcription_generated(v: any): boolean {
+  return f87(v);
+}
+export function message_delivered_to_all(v: any): boolean {
+  return f88(v);
+}
+export function message_read_by_all(v: any): boolean {
+  return f89(v);
+}
+export function message_pinned(v: any): boolean {
+  return f92(v);
+}
+export function message_unpinned(v: any): boolean {
+  return f94(v);
+}
+export function moderation_engine_approved(v: any): boolean {
+  return f96(v);
+}
+export function moderation_engine_blocked(v: any): boolean {
+  return f97(v);
+}
+export function moderation_manual_approved(v: any): boolean {
+  return f98(v);
+}
 export function moderation_engine_failed(v: any): boolean {
-  return moderation_engine_failed$f4(v);
+  return f101(v);
 }
 
 /** Per trigger, whether zod would accept a whole event (envelope included), as `eventSchemaOf(trigger)` says. */
