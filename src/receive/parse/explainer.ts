@@ -20,7 +20,12 @@ export function registerExplainer(explainer: Explain): void {
 /** The explainer if it is loaded or can be loaded now, synchronously; undefined until it is. */
 export function explainerNow(): Explain | undefined {
   if (explain) return explain;
-  const module = loadOwnSync(new URL('./zod-explain.js', import.meta.url).href) as { explain?: Explain } | undefined;
+  let module: { explain?: Explain } | undefined;
+  try {
+    module = loadOwnSync(new URL('./zod-explain.js', import.meta.url).href) as typeof module;
+  } catch {
+    // A bundle for a Worker may leave import.meta.url undefined: the asynchronous import is the way there.
+  }
   if (module?.explain) explain = module.explain;
   return explain;
 }
