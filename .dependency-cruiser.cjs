@@ -29,6 +29,13 @@ module.exports = {
       to: { pathNot: ['^src/(events|platform)/', '(^|/)node_modules/zod/'] },
     },
     {
+      name: 'generated-validators-import-no-zod',
+      severity: 'error',
+      comment: 'The validators generated at build time answer without zod: they import their helpers and types only.',
+      from: { path: '^src/events/(generated/|validation\\.ts$)' },
+      to: { path: '(^|/)node_modules/zod/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'registry-never-imports-event-types',
       severity: 'error',
       comment: 'Event types derive from the registry, never the other way round.',
@@ -38,9 +45,11 @@ module.exports = {
     {
       name: 'compile-imports-zod-only',
       severity: 'error',
-      comment: 'src/compile/ turns zod schemas into validators: it imports zod and nothing else.',
+      comment:
+        "src/compile/ turns zod schemas into validators: it imports zod and the helpers the validators call " +
+        '(src/events/validation.ts, shared with the ones generated at build time), nothing else.',
       from: { path: '^src/compile/' },
-      to: { pathNot: ['^src/compile/', '(^|/)node_modules/zod/'] },
+      to: { pathNot: ['^src/compile/', '^src/events/validation\\.ts$', '(^|/)node_modules/zod/'] },
     },
     {
       name: 'platform-imports-nothing-of-ours',

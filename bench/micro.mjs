@@ -13,7 +13,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseWebhook } from '../dist/src/index.js';
-import { eventSchemaOf } from '../dist/src/receive/parse/validate.js';
+import { eventSchemaOf } from '../dist/src/events/event-schema.js';
 
 const rounds = Number(process.argv[2] ?? 20);
 const sliceMs = Number(process.argv[3] ?? 40);

@@ -50,7 +50,8 @@ export type {
 export type { Telemetry } from './telemetry/hooks.js';
 export { memoryInbox } from './stores/memory.js';
 export type { MemoryInboxOptions } from './stores/memory.js';
-export { triggers, isKnownTrigger, registry, idempotencyFields } from './events/index.js';
+// `registry` (zod schemas) is chat-webhooks/schemas': importing this entry loads no zod (issue 37).
+export { triggers, isKnownTrigger, idempotencyFields } from './events/index.js';
 export type {
   CallEntity,
   Connection,

@@ -11,6 +11,7 @@ const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 
 const promised: Record<string, string[]> = {
   'chat-webhooks': ['createWebhooks', 'createWorker', 'memoryInbox', 'idempotencyKey', 'parseWebhook', 'safeParseWebhook', 'triggers', 'isKnownTrigger', 'WebhookError', 'verifyBasicAuth'],
+  'chat-webhooks/schemas': ['registry', 'triggers', 'eventSchemaOf'],
   'chat-webhooks/express': ['expressMiddleware'],
   'chat-webhooks/fastify': ['fastifyWebhooks'],
   'chat-webhooks/lambda': ['lambdaHandler'],

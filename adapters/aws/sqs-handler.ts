@@ -6,7 +6,7 @@
  * queue's redrive policy moves them to its dead-letter queue.
  */
 import { ConfigurationError, rejectUnknownOptions, WebhookError } from '../../src/dispatch/index.js';
-import { idempotencyKey, safeParseWebhook, type ReceiveOutcome, type Webhooks } from '../../src/receive/index.js';
+import { idempotencyKey, safeParseExplained, type ReceiveOutcome, type Webhooks } from '../../src/receive/index.js';
 import { type ParsedWebhook } from '../../src/events/index.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { LambdaContext, SqsBatchResponse, SqsEvent, SqsRecord } from './shapes.js';
@@ -135,7 +135,8 @@ async function handleRecord(record: SqsRecord, run: Run): Promise<boolean> {
   // Too late to start (a FIFO group's later records, an invocation begun with little time): SQS brings it back.
   if (Date.now() >= run.deadline) return false;
   const message = fromRecord(record);
-  const parsed = safeParseWebhook(message.rawBody);
+  // Its issues told, even for the first invalid payload, whose explanation (zod) loads then.
+  const parsed = await safeParseExplained(message.rawBody);
   if (!parsed.success) {
     await webhooks.report(unparseable(parsed.error, record, message));
     return false;

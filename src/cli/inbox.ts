@@ -13,6 +13,7 @@ import { entryOf, findEntries, noSuchKey } from './inbox-entries.js';
 import { escapeLines, Output } from './output.js';
 import { positiveInteger } from './parsers.js';
 import { didYouMean } from '../text/suggest.js';
+import { summaries } from './summaries.js';
 
 export interface StoreOptions {
   sqlite?: string;
@@ -236,7 +237,7 @@ function migrateCommand(): Command {
 
 export function inboxCommand(): Command {
   return new Command('inbox')
-    .description('Look into a durable inbox (SQLite, Redis or PostgreSQL): stats, list, show one entry, retry dead entries, purge; migrate PostgreSQL.')
+    .description(summaries.inbox.description)
     .addCommand(statsCommand())
     .addCommand(listCommand())
     .addCommand(showCommand())

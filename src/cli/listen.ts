@@ -23,6 +23,7 @@ import { printDelivery, printForward } from './print-delivery.js';
 import { authOptions } from './shared-options.js';
 import { forwardRefusedHint } from './hints.js';
 import { didYouMean } from '../text/suggest.js';
+import { summaries } from './summaries.js';
 
 /** How long a refused request's body may take to arrive after the answer before it is recorded as it is. */
 const BODY_GRACE_MS = 250;
@@ -242,7 +243,7 @@ const triggerList = (value: string) => value.split(',').map((name) => name.trim(
 export function listenCommand(): Command {
   return authOptions(
     new Command('listen')
-      .description('Receive webhooks locally: print each delivery, its validation and idempotency key, and show them live at /.')
+      .description(summaries.listen.description)
       .option('--port <port>', 'port to listen on (0 picks a free one)', port, 3000)
       .option('--host <host>', 'address to listen on', '127.0.0.1'),
   )

@@ -12,6 +12,7 @@ import { failure, usageError, EXIT_OK } from './errors.js';
 import { openStore, type StoreOptions } from './inbox.js';
 import { httpUrl } from './parsers.js';
 import { isTerminal, Output } from './output.js';
+import { summaries } from './summaries.js';
 
 interface ReconcileFlags extends StoreOptions {
   since: number;
@@ -36,7 +37,7 @@ export function timeOrAgo(value: string, now = Date.now()): number {
 
 export function reconcileCommand(): Command {
   return new Command('reconcile')
-    .description("Recover the events an outage lost from the platform's list of messages, into the app's inbox (key from CHAT_API_KEY).")
+    .description(summaries.reconcile.description)
     .requiredOption('--since <time>', 'start of the window: a time (2026-12-01T22:00:00Z) or a duration ago (90m, 2h)', (value) => timeOrAgo(value))
     .option('--until <time>', 'end of the window, as --since (default: now)', (value) => timeOrAgo(value))
     .requiredOption('--app-id <id>', "the app's id (the envelope's appId: part of every key)")

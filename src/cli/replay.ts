@@ -8,6 +8,7 @@ import { readInput, splitDocuments, type Document } from './read-input.js';
 import { runDeliveries, type Outgoing } from './run-deliveries.js';
 import { authOptions } from './shared-options.js';
 import { missingCredentialsHint } from './hints.js';
+import { summaries } from './summaries.js';
 
 interface ReplayOptions {
   url: string;
@@ -69,7 +70,7 @@ export async function replay(source: string, options: ReplayOptions): Promise<nu
 export function replayCommand(): Command {
   return authOptions(
     new Command('replay')
-      .description('Re-send, in order, the deliveries `listen --json` captured.')
+      .description(summaries.replay.description)
       .argument('<file.ndjson>', 'what `listen --json` wrote (or NDJSON of events); - for stdin')
       .requiredOption('--url <url>', 'the receiver to post to', httpUrl),
   )

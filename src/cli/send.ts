@@ -13,6 +13,7 @@ import { newRunId, sampleEvent, unknownSampleEvent, type SampleOptions } from '.
 import { didYouMean } from '../text/suggest.js';
 import { authOptions } from './shared-options.js';
 import { missingCredentialsHint } from './hints.js';
+import { summaries } from './summaries.js';
 
 interface SendOptions {
   url: string;
@@ -138,7 +139,7 @@ export async function send(trigger: string | undefined, options: SendOptions): P
 export function sendCommand(): Command {
   return authOptions(
     new Command('send')
-      .description('Post realistic events to a webhook receiver, exactly as the platform does.')
+      .description(summaries.send.description)
       .argument('[trigger]', 'trigger id, like message_sent (see `chat-webhooks triggers`)')
       .requiredOption('--url <url>', 'the receiver to post to', httpUrl),
   )

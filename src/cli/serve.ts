@@ -15,6 +15,7 @@ import { EXIT_OK, failure, usageError } from './errors.js';
 import { Output } from './output.js';
 import { port, positiveNumber } from './parsers.js';
 import { toHttpAnswer, toHttpApiEvent, type HttpAnswer } from './serve-event.js';
+import { summaries } from './summaries.js';
 
 interface ServeOptions {
   port: number;
@@ -173,7 +174,7 @@ export async function serve(path: string, options: ServeOptions): Promise<number
 
 export function serveCommand(): Command {
   return new Command('serve')
-    .description('Serve a Lambda handler module over local HTTP: each request becomes an API Gateway HTTP API (payload 2.0) event.')
+    .description(summaries.serve.description)
     .argument('<module>', 'the handler module, like ./handler.mjs (an ES module)')
     .option('--handler <export>', 'the exported function to invoke', 'handler')
     .option('--port <port>', 'port to listen on (0 picks a free one)', port, 3000)

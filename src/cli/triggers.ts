@@ -1,8 +1,10 @@
 /** `triggers`: the triggers this version knows, what fires them, and what their idempotency key is made of. */
 import { Command } from 'commander';
-import { registry, triggers as known } from '../index.js';
+import { triggers as known } from '../index.js';
+import { registry } from '../schemas.js';
 import { keyFieldsOf } from './keys.js';
 import { Output } from './output.js';
+import { summaries } from './summaries.js';
 
 export interface TriggerInfo {
   trigger: string;
@@ -43,7 +45,7 @@ export function listTriggers(options: { json?: boolean }): number {
 
 export function triggersCommand(): Command {
   return new Command('triggers')
-    .description('List the known triggers, when each fires, and what its idempotency key is made of.')
+    .description(summaries.triggers.description)
     .option('--json', 'one JSON object per trigger per line')
     .addHelpText('after', '\nExamples:\n  $ chat-webhooks triggers\n  $ chat-webhooks triggers --json | jq -r .trigger')
     .action((options: { json?: boolean }) => {

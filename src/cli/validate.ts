@@ -5,6 +5,7 @@ import { EXIT_FAILED, EXIT_OK } from './errors.js';
 import { formatIssue, verdictOf } from './issues.js';
 import { Output } from './output.js';
 import { readInput, splitDocuments } from './read-input.js';
+import { summaries } from './summaries.js';
 
 export async function validate(source: string, options: { json?: boolean }): Promise<number> {
   const output = new Output(options);
@@ -32,7 +33,7 @@ export async function validate(source: string, options: { json?: boolean }): Pro
 
 export function validateCommand(): Command {
   return new Command('validate')
-    .description('Validate one event, or an NDJSON stream of them, as the receiver would; exit 1 when any is invalid.')
+    .description(summaries.validate.description)
     .argument('<file|->', 'a JSON or NDJSON file, or - for stdin (lines from `listen --json` work too)')
     .option('--json', 'one JSON result per event')
     .addHelpText(

@@ -3,7 +3,7 @@
  * Generated code reads properties by literal name (`v.uid`), which V8 specialises.
  */
 import { hasEnumerableSymbol, isPlainObject, zodJudge, type Validator } from './runtime.js';
-import { definedPart, type ArrayNode, type Field, type Node, type ObjectNode, type RecordNode } from './tree.js';
+import { definedPart, UnsupportedSchemaError, type ArrayNode, type Field, type Node, type ObjectNode, type RecordNode } from './tree.js';
 
 export function codegen(root: Node): Validator {
   const generator = new Generator();
@@ -13,13 +13,56 @@ export function codegen(root: Node): Validator {
   return factory(generator.constants, isPlainObject, hasEnumerableSymbol);
 }
 
+/**
+ * The same code as `codegen`, as module source for scripts/generate.mjs: one validator per entry, `export function
+ * <name>(v)`, over functions `f0`… and constants `c[…]` (Sets of literal values and known keys, written out) that
+ * equal sub-schemas share across validators, as they do within one. Sub-schemas left to zod have no source form.
+ */
+export function moduleSource(entries: ReadonlyArray<readonly [name: string, root: Node]>): string {
+  const generator = new Generator(true);
+  const validators = entries.map(([name, root]) => `export function ${name}(v: any): boolean {\n  return ${generator.test(root, 'v')};\n}`);
+  const constants = generator.constants.map((value) => `\n  ${setSource(value)},`).join('');
+  return [
+    // A tuple, so that tsc knows each `c[i]` is there (noUncheckedIndexedAccess).
+    `const c = [${constants}\n] as const;`,
+    ...generator.functions.map((text) =>
+      text.replace(/^function ([\w$]+)\(v\)/, 'function $1(v: any): boolean').replace('const k = keys[i];', 'const k = keys[i]!;'),
+    ),
+    ...validators,
+  ].join('\n');
+}
+
+/** A constant of generated code as source: only Sets of JSON-like literals have one. */
+function setSource(value: unknown): string {
+  if (!(value instanceof Set)) throw new UnsupportedSchemaError('a sub-schema left to zod has no generated form');
+  const items = [...value].map((item) => {
+    if (item === undefined) return 'undefined';
+    if (typeof item === 'string' || typeof item === 'boolean' || item === null || (typeof item === 'number' && Number.isFinite(item) && !Object.is(item, -0))) {
+      return JSON.stringify(item);
+    }
+    throw new UnsupportedSchemaError(`the literal ${String(item)} has no generated form`);
+  });
+  return `new Set<unknown>([${items.join(', ')}])`;
+}
+
 class Generator {
   readonly functions: string[] = [];
   readonly constants: unknown[] = [];
   readonly #names = new Map<Node, string>();
   readonly #bodies = new Map<string, string>();
 
+  readonly #shared = new Map<string, number>();
+
+  /** `share`: equal Sets of strings are one constant (module source), so that equal bodies are one function. */
+  constructor(private readonly share = false) {}
+
   #constant(value: unknown): string {
+    if (this.share && value instanceof Set) {
+      const key = JSON.stringify([...value].map((item) => [typeof item, item]));
+      let index = this.#shared.get(key);
+      if (index === undefined) this.#shared.set(key, (index = this.constants.push(value) - 1));
+      return `c[${index}]`;
+    }
     return `c[${this.constants.push(value) - 1}]`;
   }
 

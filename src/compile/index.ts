@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { closures } from './closures.js';
-import { codegen } from './codegen.js';
+import { codegen, moduleSource } from './codegen.js';
 import type { Validator } from './runtime.js';
 import { analyse, type Schema } from './tree.js';
 
@@ -50,4 +50,13 @@ export function compileValidator(schema: Schema, options: CompileOptions = {}): 
   const node = analyse(schema, options.unsupported); // 'throw' unless 'zod'
   const generate = options.mode === undefined ? canEval() : options.mode === 'codegen';
   return generate ? codegen(node) : closures(node);
+}
+
+/**
+ * `compileValidator`'s generated code as module source (scripts/generate.mjs writes it for every trigger into
+ * src/events/generated/validators.ts): `export function <name>(v)` per schema, sharing equal functions. It calls
+ * `isPlainObject` and `hasEnumerableSymbol`, which the module imports from src/events/validation.ts.
+ */
+export function validatorsSource(schemas: ReadonlyArray<readonly [name: string, schema: Schema]>): string {
+  return moduleSource(schemas.map(([name, schema]) => [name, analyse(schema, 'throw')] as const));
 }

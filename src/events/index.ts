@@ -1,5 +1,9 @@
-/** The events folder's public face: the trigger registry, the record schemas and the event types. */
-export { registry, triggers } from './registry.js';
+/**
+ * The events folder's public face: the trigger ids, the event types and the keys. Nothing here loads zod: the
+ * registry's schemas are chat-webhooks/schemas' (src/schemas.ts), and the receive path validates with the
+ * validators generated from them.
+ */
+export { triggers } from './generated/validators.js';
 export type { EnvelopeType, Registry, Trigger, TriggerDefinition } from './registry.js';
 export { isKnownTrigger } from './known.js';
 export type { DataOf, EventOf, ParsedWebhook, UnknownWebhookEvent, WebhookEvent } from './types.js';

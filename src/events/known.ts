@@ -1,6 +1,6 @@
 /** Telling known triggers from the ones this version has not heard of yet. */
 import type { Trigger } from './registry.js';
-import { triggers } from './registry.js';
+import { triggers } from './generated/validators.js';
 import type { ParsedWebhook, WebhookEvent } from './types.js';
 
 const known = new Set<string>(triggers);

@@ -97,3 +97,17 @@ export function requirePeers(entry: string, peers: readonly string[]): unknown[]
   if (missing.length > 0) throw missingPeerError(entry, missing, firstCause);
   return loaded;
 }
+
+/**
+ * Loads one of this package's own modules synchronously, by URL (an ES module through Node's require(), from
+ * 20.19 on), or answers undefined where it cannot (older Node, a bundle that left the file behind): the caller
+ * then loads it asynchronously. For the parts only a rejection needs (zod's explanation of it), kept off the
+ * happy path's imports.
+ */
+export function loadOwnSync(url: string): unknown {
+  try {
+    return load(new URL(url).pathname) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -95,3 +95,8 @@ export function decodeUtf8(bytes: Uint8Array): string {
 export function requirePeers(entry: string, peers: readonly string[]): unknown[] {
   throw new Error(`${entry} runs on Node.js, Bun and Deno: it loads ${peers.join(' and ')} with require(), which this runtime lacks.`);
 }
+
+/** Web runtimes have no synchronous loading: the caller loads the module asynchronously (node.ts says why). */
+export function loadOwnSync(_url: string): unknown {
+  return undefined;
+}

@@ -9,7 +9,7 @@ export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, Receiv
 export { idempotencyKey } from './idempotency.js';
 export type { IdempotencyKeys } from './idempotency.js';
 export type { Enqueue } from './intake/forward.js';
-export { parseWebhook, safeParseWebhook } from './parse/index.js';
+export { parseWebhook, safeParseExplained, safeParseWebhook } from './parse/index.js';
 export type { SafeParseResult, WebhookBody } from './parse/index.js';
 export { verifyBasicAuth, createBasicAuthVerifier } from './auth/index.js';
 export type { BasicAuthCredentials, BasicAuthOption, BasicAuthVerifier } from './auth/index.js';

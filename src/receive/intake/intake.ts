@@ -16,6 +16,7 @@ import { forwardingInbox, type Enqueue } from './forward.js';
 import { BodyArrival, type BodyReader, type WebhookRequest, type WebhookResponse } from '../http.js';
 import type { InFlight, StartWork } from './in-flight.js';
 import type { Settings } from '../options.js';
+import { loadExplainer } from '../parse/explainer.js';
 import { inspectDelivery, type Delivery, type WebhookBody } from '../parse/parse.js';
 import { digest } from '../../dispatch/attempts.js';
 import type { RequestTelemetry } from '../../telemetry/hooks.js';
@@ -131,6 +132,18 @@ export class Intake {
     if (this.inFlight.closing) return answers.shuttingDown();
     if (exceeds(body, settings.maxBodyBytes)) return answers.tooLarge();
     const delivery = inspectDelivery(body ?? '');
+    // The first rejection loads zod's side, off the happy path, then is answered with its issues explained.
+    if (delivery.unexplained) {
+      return loadExplainer().then(
+        () => this.#answer(body, options, apps),
+        () => this.#answerDelivery(delivery, options, apps),
+      );
+    }
+    return this.#answerDelivery(delivery, options, apps);
+  }
+
+  #answerDelivery(delivery: Delivery, options: TracedOptions, apps: AppBinding | undefined): Answer {
+    const { answers, settings } = this;
     const { event, error } = delivery;
     if (!event) return answers.refuse(error as WebhookError);
     const { trace } = options;

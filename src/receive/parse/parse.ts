@@ -2,7 +2,8 @@ import { decodeUtf8 } from '#platform';
 import { WebhookError } from '../../dispatch/errors.js';
 import type { ParsedWebhook } from '../../events/index.js';
 import { isKnownTrigger } from '../../events/index.js';
-import { envelopeProblem, eventIssues } from './validate.js';
+import { loadExplainer } from './explainer.js';
+import { envelopeProblem, eventIssues, UNEXPLAINED } from './validate.js';
 
 /** A delivery's body: the raw text, its UTF-8 bytes, or the value a body parser already made of it. */
 export type WebhookBody = string | Uint8Array | ArrayBuffer | object;
@@ -23,6 +24,8 @@ export interface Delivery {
   event?: ParsedWebhook;
   known: boolean;
   error?: WebhookError;
+  /** The payload is invalid and its issues are not known yet: zod's side is loading (explainer.ts). */
+  unexplained?: true;
 }
 
 /** Parses and validates a delivery in two steps: the envelope, then the event against its trigger's schema. */
@@ -68,6 +71,10 @@ function inspectValue(value: unknown, rawBody: string): Delivery {
   const known = isKnownTrigger(event.trigger);
   const issues = known ? eventIssues(event) : undefined;
   if (!issues) return { rawBody, event, known };
+  if (issues === UNEXPLAINED) {
+    const message = `The ${event.trigger} payload does not match its schema (its issues are told once zod has loaded, from the next one on).`;
+    return { rawBody, event, known, unexplained: true, error: new WebhookError('invalid_payload', message, { issues: [], rawBody, event }) };
+  }
   const where = issues
     .slice(0, 3)
     .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
@@ -94,6 +101,16 @@ function serialize(value: unknown): string | undefined {
 }
 
 /**
+ * For the synchronous functions: where zod's side cannot load synchronously (a web runtime, a bundle) the first
+ * rejection has no issues; it starts the loading, so that the next ones do (chat-webhooks/schemas loads it too).
+ */
+function inspectSync(body: WebhookBody): Delivery {
+  const delivery = inspectDelivery(body);
+  if (delivery.unexplained) loadExplainer().catch(() => undefined);
+  return delivery;
+}
+
+/**
  * Parses a delivery: the body as text, UTF-8 bytes or an already-parsed object. Returns the caller's own
  * object, every unknown field kept. An unknown trigger is not an error: it yields an `UnknownWebhookEvent`.
  * A failure is a `WebhookError` (`invalid_json`, `invalid_envelope`, `invalid_payload`) carrying the raw
@@ -109,7 +126,18 @@ function serialize(value: unknown): string | undefined {
  * ```
  */
 export function safeParseWebhook(body: WebhookBody): SafeParseResult {
-  const { event, error } = inspectDelivery(body);
+  const { event, error } = inspectSync(body);
+  return error ? { success: false, error } : { success: true, event: event as ParsedWebhook };
+}
+
+/** `safeParseWebhook` for callers that can wait (a queue consumer): a rejection's issues are always told. */
+export async function safeParseExplained(body: WebhookBody): Promise<SafeParseResult> {
+  let delivery = inspectDelivery(body);
+  if (delivery.unexplained) {
+    await loadExplainer();
+    delivery = inspectDelivery(body);
+  }
+  const { event, error } = delivery;
   return error ? { success: false, error } : { success: true, event: event as ParsedWebhook };
 }
 
@@ -126,7 +154,7 @@ export function safeParseWebhook(body: WebhookBody): SafeParseResult {
  * ```
  */
 export function parseWebhook(body: WebhookBody): ParsedWebhook {
-  const { event, error } = inspectDelivery(body);
+  const { event, error } = inspectSync(body);
   if (error) throw error;
   return event as ParsedWebhook;
 }

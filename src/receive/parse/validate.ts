@@ -2,55 +2,15 @@
  * Validation of a delivery against its trigger's schema. Step one checks the envelope, step two the
  * whole event by trigger, so an issue's path points at the exact field (`data.message.id`).
  */
-import { z } from 'zod';
-import { compileValidator, type Validator } from '../../compile/index.js';
-import { explainRejection } from './explain.js';
-export { MAX_REPORTED_ISSUES } from './explain.js';
-import { openSet } from '../../events/records.js';
-import { isKnownTrigger, registry, type Trigger } from '../../events/index.js';
+import type { z } from 'zod';
+import { validators } from '../../events/generated/validators.js';
+import type { Trigger } from '../../events/index.js';
+import { explainerNow } from './explainer.js';
 
 /** Longest trigger id accepted; real ids are short snake_case words. */
 export const MAX_TRIGGER_LENGTH = 128;
 
-const envelopeFields = {
-  appId: z.string().optional(),
-  region: z.string().optional(),
-  webhook: z.string().optional(),
-};
-
-function eventSchema(trigger: Trigger) {
-  const definition = registry[trigger];
-  return z.object({
-    trigger: z.literal(trigger),
-    data: definition.data,
-    // Only call and meeting events carry `type`; elsewhere an unexpected one is kept, unchecked.
-    ...('envelopeType' in definition ? { type: openSet(definition.envelopeType).optional() } : {}),
-    ...envelopeFields,
-  });
-}
-
-interface CompiledEvent {
-  schema: z.ZodType;
-  /** Answers exactly as `schema.safeParse(…).success` (test/compile.test.ts), without building zod's output. */
-  valid: Validator;
-}
-
-const compiled = new Map<string, CompiledEvent>();
-function compiledOf(trigger: Trigger): CompiledEvent {
-  let entry = compiled.get(trigger);
-  if (!entry) {
-    const schema = eventSchema(trigger);
-    // A schema feature the compiler does not model is left to zod rather than breaking parsing.
-    entry = { schema, valid: compileValidator(schema, { unsupported: 'zod' }) };
-    compiled.set(trigger, entry);
-  }
-  return entry;
-}
-
-/** The zod schema of a known trigger's whole event (envelope fields included). */
-export function eventSchemaOf(trigger: Trigger): z.ZodType {
-  return compiledOf(trigger).schema;
-}
+const known = new Map<string, (value: unknown) => boolean>(Object.entries(validators));
 
 export type EnvelopeProblem = string | undefined;
 
@@ -68,11 +28,17 @@ export function envelopeProblem(value: unknown): EnvelopeProblem {
   return undefined;
 }
 
+/** The issues of a rejected event cannot be told yet: zod's side is loading (explainer.ts). */
+export const UNEXPLAINED = 'unexplained';
+
 /** Issues of a known trigger's event, or undefined when it is valid. */
-export function eventIssues(event: { trigger: string }): z.core.$ZodIssue[] | undefined {
-  const entry = compiled.get(event.trigger) ?? (isKnownTrigger(event.trigger) ? compiledOf(event.trigger) : undefined);
-  if (!entry || entry.valid(event)) return undefined;
+export function eventIssues(event: { trigger: string }): z.core.$ZodIssue[] | undefined | typeof UNEXPLAINED {
+  // Generated at build time from the trigger's schema (answering exactly as its `safeParse(…).success`,
+  // test/receive/compile.test.ts): no schema is built and nothing compiled to accept an event.
+  const valid = known.get(event.trigger);
+  if (!valid || valid(event)) return undefined;
   // zod stays the authority: it explains the rejection (its first few issues), and its verdict wins should
   // the two ever disagree.
-  return explainRejection(entry.schema, event);
+  const explain = explainerNow();
+  return explain ? explain(event.trigger as Trigger, event) : UNEXPLAINED;
 }
