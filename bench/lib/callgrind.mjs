@@ -1,8 +1,9 @@
 /**
  * Counting a benchmark server's work under valgrind's callgrind (bench/instructions.mjs, bench/count-check.mjs):
- * the server (bench/servers.mjs) starts under callgrind, `warmup` requests let V8 optimise the path, the
- * counters are zeroed, `requests` more are sent over `connections` keep-alive sockets (one request at a time on
- * each, every body distinct), and the counters are dumped.
+ * the server (bench/servers.mjs) starts under callgrind, `warmup` requests let V8 optimise the path (`warmUp`:
+ * over two generations of connections), the counters are zeroed, `requests` more are sent over the
+ * `connections` keep-alive sockets the warm-up left open (one request at a time on each, every body distinct),
+ * and the counters are dumped before the sockets are closed.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
