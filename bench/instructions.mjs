@@ -11,13 +11,14 @@
  * not see the kernel's share (socket writes), which the throughput run (`npm run bench`) does.
  *
  * Each HTTP server (bench/servers.mjs) runs under `valgrind --tool=callgrind`; `warmup` requests let V8 optimise
- * the path, the counters are zeroed, `requests` more are sent over `connections` keep-alive sockets (one
+ * the path (5 000 by default: 1 000 over connections then closed, 4 000 over those counted over, enough for V8 to
+ * recompile what the closing deoptimized; bench/lib/callgrind.mjs, `warmUp`), the counters are zeroed, `requests` more are sent over `connections` keep-alive sockets (one
  * request at a time on each, every body distinct, `Content-Type: Application/json` as the platform sends it),
  * and the counters are dumped. `lambda-bare` and `lambda-ours` are the Lambda handlers of bench/lambda.mjs in
  * process (bench/lambda-count.mjs), counted per invocation the same way, under node's `--predictable` and after
  * at least 20 000 invocations of warm-up; their JS heap allocated per invocation is measured too.
  *
- *   node bench/instructions.mjs [servers…] [--warmup 3000] [--requests 3000] [--connections 50] [--runs 1]
+ *   node bench/instructions.mjs [servers…] [--warmup 5000] [--requests 3000] [--connections 50] [--runs 1]
  *
  * Default servers: bare and ours on node:http and Fastify, octokit (with its signed GitHub body), lambda-bare
  * and lambda-ours. `--runs 3` measures each three times, in turns, and keeps the median.
@@ -42,7 +43,7 @@ const PAIRS = [
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
-    warmup: { type: 'string', default: '3000' },
+    warmup: { type: 'string', default: '5000' },
     requests: { type: 'string', default: '3000' },
     connections: { type: 'string', default: '50' },
     runs: { type: 'string', default: '1' },

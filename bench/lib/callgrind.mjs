@@ -1,8 +1,9 @@
 /**
  * Counting a benchmark server's work under valgrind's callgrind (bench/instructions.mjs, bench/count-check.mjs):
- * the server (bench/servers.mjs) starts under callgrind, `warmup` requests let V8 optimise the path, the
- * counters are zeroed, `requests` more are sent over `connections` keep-alive sockets (one request at a time on
- * each, every body distinct), and the counters are dumped.
+ * the server (bench/servers.mjs) starts under callgrind, `warmup` requests let V8 optimise the path (`warmUp`:
+ * over two generations of connections), the counters are zeroed, `requests` more are sent over the
+ * `connections` keep-alive sockets the warm-up left open (one request at a time on each, every body distinct),
+ * and the counters are dumped before the sockets are closed.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -46,28 +47,76 @@ function startServer(name, outDir, simulate, env, nodeFlags) {
   });
 }
 
-/** Sends `count` requests over the keep-alive sockets, one at a time on each; a response starts with its status line. */
-async function load(port, count, kind, connections) {
-  let left = count;
-  const socket = () =>
+/** Opens `connections` keep-alive sockets to the server. */
+export function connect(port, connections) {
+  const open = () =>
     new Promise((resolve, reject) => {
-      const connection = net.connect(port, '127.0.0.1');
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolve(socket);
+      });
+      socket.once('error', reject);
+    });
+  return Promise.all(Array.from({ length: connections }, open));
+}
+
+/** Sends `count` requests over open sockets, one at a time on each; a response starts with its status line. */
+export async function send(sockets, port, count, kind) {
+  let left = count;
+  const run = (socket) =>
+    new Promise((resolve, reject) => {
       const next = () => {
-        if (left <= 0) return void connection.end(resolve);
+        if (left <= 0) return done();
         left -= 1;
-        connection.write(rawRequest(kind, seq++, port));
+        socket.write(rawRequest(kind, seq++, port));
       };
-      connection.on('data', (chunk) => {
+      const onData = (chunk) => {
         const text = chunk.toString('latin1');
         for (let at = text.indexOf('HTTP/1.1 '); at !== -1; at = text.indexOf('HTTP/1.1 ', at + 1)) {
-          if (!text.startsWith('HTTP/1.1 200', at)) return reject(new Error(`answered ${text.slice(at, at + 12)}`));
+          if (!text.startsWith('HTTP/1.1 200', at)) return fail(new Error(`answered ${text.slice(at, at + 12)}`));
           next();
         }
-      });
-      connection.on('connect', next);
-      connection.on('error', reject);
+      };
+      const done = () => {
+        socket.off('data', onData).off('error', fail);
+        resolve();
+      };
+      const fail = (error) => {
+        socket.off('data', onData).off('error', fail);
+        reject(error);
+      };
+      socket.on('data', onData).on('error', fail);
+      next();
     });
-  await Promise.all(Array.from({ length: connections }, socket));
+  await Promise.all(sockets.map(run));
+}
+
+/** Ends the sockets and waits until the server has closed each. */
+export function close(sockets) {
+  return Promise.all(sockets.map((socket) => new Promise((resolve) => socket.once('close', resolve).end())));
+}
+
+/** Requests of the warm-up's first generation of connections. */
+const FIRST_GENERATION = 1000;
+
+/**
+ * The warm-up, in two generations of connections: the first are closed halfway, the second stay open for the
+ * count. Closing the first connections and opening new ones deoptimizes node's stream and socket functions
+ * ("wrong map": sockets that ended) and those they inlined, in bare and ours alike, and V8 then recompiles
+ * some 35 of them on its background threads: with the warm-up on one generation and the count on another,
+ * all that (about 100 k instructions a request of compiler threads at 50 connections, and every request
+ * served by deoptimized code until the new code was in) fell inside the count, in an amount that followed
+ * the threads' timing: ours-fastify counted 279–340 k instructions a request in five runs of the same code.
+ * Resolves with the sockets to count over.
+ */
+export async function warmUp(port, count, kind, connections) {
+  const first = await connect(port, connections);
+  await send(first, port, Math.min(FIRST_GENERATION, Math.floor(count / 5)), kind);
+  await close(first);
+  const second = await connect(port, connections);
+  await send(second, port, count - Math.min(FIRST_GENERATION, Math.floor(count / 5)), kind);
+  return second;
 }
 
 /** The event totals of the one dump written on request (it holds only what ran since the counters were zeroed). */
@@ -94,10 +143,11 @@ export async function measureServer(name, { warmup, requests, connections, simul
   const { child, port } = await startServer(name, outDir, simulate, env, nodeFlags);
   try {
     const kind = name === 'octokit' ? 'octokit' : 'chat';
-    await load(port, warmup, kind, connections);
+    const sockets = await warmUp(port, warmup, kind, connections);
     execFileSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    await load(port, requests, kind, connections);
+    await send(sockets, port, requests, kind);
     execFileSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+    await close(sockets);
     const count = readDump(outDir, name);
     return { instructions: count.Ir / requests, cycles: simulate ? cycles(count) / requests : undefined };
   } finally {
