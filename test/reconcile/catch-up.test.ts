@@ -120,7 +120,7 @@ describe('catchUp', () => {
     expect(plain).toThrow("catchUp: catchUp({ chat, webhook: 'wh_…' })");
     expect(() => createWebhooks({ auth, catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
     expect(() => createWebhooks({ auth, inbox: memoryInbox(), catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
-    expect(() => createWebhooks({ auth, inbox, catchup: catchUp({ chat, webhook: 'wh_main' }) } as never)).toThrow(/catchUp/);
+    expect(() => createWebhooks({ auth, inbox, catchup: catchUp({ chat, webhook: 'wh_main' }) } as never)).toThrow('Did you mean "catchUp"');
   });
 
   it('takes appId and region from the client\'s host, or asks for them', () => {
