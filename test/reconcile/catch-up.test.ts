@@ -120,6 +120,9 @@ describe('catchUp', () => {
     expect(plain).toThrow("catchUp: catchUp({ chat, webhook: 'wh_…' })");
     expect(() => createWebhooks({ auth, catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
     expect(() => createWebhooks({ auth, inbox: memoryInbox(), catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
+    // A durable inbox without the lock and marks (a receive-only queue, say): said so, by its kind.
+    const { tryLock: _, ...withoutLock } = Object.fromEntries(['kind', 'durable', 'put', 'claim', 'mark', 'setMark', 'unlock', 'tryLock'].map((name) => [name, (inbox as never)[name]]));
+    expect(() => createWebhooks({ auth, inbox: withoutLock as never, catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow('the sqlite inbox has none');
     expect(() => createWebhooks({ auth, inbox, catchup: catchUp({ chat, webhook: 'wh_main' }) } as never)).toThrow('Did you mean "catchUp"');
   });
 
