@@ -9,6 +9,8 @@ export type {
   BasicAuthOption,
   BasicAuthVerifier,
   BodyReader,
+  CatchUp,
+  CatchUpContext,
   CloseOptions,
   CloseResult,
   DedupeOptions,

@@ -23,7 +23,7 @@ const promised: Record<string, string[]> = {
   'chat-webhooks/redis': ['redisInbox'],
   'chat-webhooks/postgres': ['postgresInbox', 'migratePostgresInbox', 'migrationScript', 'SCHEMA_VERSION'],
   'chat-webhooks/otel': ['openTelemetry'],
-  'chat-webhooks/reconcile': ['reconcile', 'ReconcileError'],
+  'chat-webhooks/reconcile': ['reconcile', 'ReconcileError', 'catchUp'],
   'chat-webhooks/aws': ['sqsQueue', 'sqsHandler', 'dynamoIdempotency', 'memoryIdempotency'],
   'chat-webhooks/api': [
     'createChatClient', 'createManagementClient', 'ApiError', 'ValidationError', 'messageDataSchema', 'messageDataSize',

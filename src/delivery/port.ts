@@ -45,6 +45,15 @@
  *   (attempts, the last error, retry time or dead state survive the rollback). Either way the connection goes
  *   back to the pool; the handlers' `transaction` refuses queries from then on.
  *
+ * Coordination — optional, for catch-up (`catchUp` from chat-webhooks/reconcile), which runs once across every
+ * receiver sharing the store and remembers where it got to. Both live in the store, beside the entries:
+ * - `tryLock(name, holder, ttlMs)` resolves true when `holder` now holds the lock `name` until `now + ttlMs`: it
+ *   was free, its lease ran out (a dead holder blocks no one for longer), or `holder` held it already (a renewal).
+ *   False while another holder's lease runs. `unlock(name, holder)` frees it, only if `holder` still holds it.
+ * - `mark(name)` resolves the high-water mark `name` (epoch milliseconds), `undefined` when none was set;
+ *   `setMark(name, value)` raises it to `value`, never lowers it (two holders finishing out of order leave the
+ *   newest). Marks are kept until purged by hand: they are one small record each.
+ *
  * Admin — usable from a plain script (the CLI's `inbox` command is one): `stats()`, `list({ state, limit })`,
  * `retry(keys?)` (dead entries become pending, attempts reset; all dead ones without keys), `purge({ state })`
  * (removes entries in that state; purging `done` forgets them as duplicates too) and `close()`.
@@ -160,6 +169,22 @@ export interface Inbox {
   oldestPendingAt?(): Promise<number | undefined>;
   /** Optional: claims in a database transaction, for `transaction: true` (see the top of this file). */
   readonly transactions?: InboxTransactions;
+  /** Optional (catch-up's): takes or renews the leased lock `name` (see "Coordination" at the top of this file). */
+  tryLock?(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Optional: frees the lock `name` if `holder` holds it. */
+  unlock?(name: string, holder: string): Promise<void>;
+  /** Optional: the high-water mark `name`, epoch milliseconds. */
+  mark?(name: string): Promise<number | undefined>;
+  /** Optional: raises the mark `name` to `value` (never lowers it). */
+  setMark?(name: string, value: number): Promise<void>;
+}
+
+/** An inbox with the coordination operations: what catch-up needs of a store. */
+export type CoordinatingInbox = Inbox & Required<Pick<Inbox, 'tryLock' | 'unlock' | 'mark' | 'setMark'>>;
+
+/** Whether `inbox` has the coordination operations catch-up needs. */
+export function canCoordinate(inbox: Inbox): inbox is CoordinatingInbox {
+  return typeof inbox.tryLock === 'function' && typeof inbox.unlock === 'function' && typeof inbox.mark === 'function' && typeof inbox.setMark === 'function';
 }
 
 /** Optional: claims whose handlers run in a transaction of the inbox's database (see the top of this file). */

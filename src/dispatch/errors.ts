@@ -20,7 +20,8 @@ export type WebhookErrorCode =
   | 'handler_failed'
   | 'handler_timeout'
   | 'handler_interrupted'
-  | 'shutdown_abandoned';
+  | 'shutdown_abandoned'
+  | 'catch_up_failed';
 
 /** The HTTP status a request refused with this code is answered with; none for failures after the 200. */
 const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
@@ -43,6 +44,8 @@ const statusOf: Readonly<Record<WebhookErrorCode, number | undefined>> = {
   handler_timeout: undefined,
   handler_interrupted: undefined,
   shutdown_abandoned: undefined,
+  // A catch-up run (createWebhooks({ catchUp })) that stopped on an error: no request was answered by it.
+  catch_up_failed: undefined,
 };
 
 export interface WebhookErrorDetails {

@@ -5,7 +5,7 @@
  * src/index.ts and the adapters import it; it exports only receive's own code (each other room has its own).
  */
 export { createWebhooks } from './webhooks.js';
-export type { CloseOptions, CloseResult, DuplicateContext, HandleOptions, ReceiveContext, ReceiveOutcome, RedeliverOptions, Redelivery, Webhooks, WebhooksOptions } from './webhooks.js';
+export type { CatchUp, CatchUpContext, CloseOptions, CloseResult, DuplicateContext, HandleOptions, ReceiveContext, ReceiveOutcome, RedeliverOptions, Redelivery, Webhooks, WebhooksOptions } from './webhooks.js';
 export { idempotencyKey } from './idempotency.js';
 export type { IdempotencyKeys } from './idempotency.js';
 export type { Enqueue } from './intake/forward.js';

@@ -13,6 +13,8 @@ import { keyFunctions, type IdempotencyKeys, type KeyFunctions } from './idempot
 import { leveled, type LogLevel, type WebhookLogger } from '../dispatch/logger.js';
 import type { Telemetry } from '../telemetry/hooks.js';
 import { checkTelemetry } from '../dispatch/attempts.js';
+import { canCoordinate } from '../delivery/port.js';
+import { isCatchUp, type CatchUp } from './catch-up.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
@@ -120,6 +122,14 @@ export interface WebhooksOptions {
    * @example openTelemetry({ tracerProvider, meterProvider })
    */
   telemetry?: Telemetry;
+  /**
+   * With a durable inbox: on start, and when deliveries resume after a silence longer than the platform's
+   * retries cover, recover what never arrived from the platform's list of messages, once across every
+   * receiver sharing the inbox. `catchUp({ chat, webhook })` from `chat-webhooks/reconcile`. Unset: off.
+   * See the [reconcile guide](https://github.com/chat-webhooks/chat-webhooks/blob/main/docs/reconcile.md#catching-up-by-itself).
+   * @example catchUp({ chat: createChatClient({ appId, region: 'eu', apiKey }), webhook: 'wh_chat_events' })
+   */
+  catchUp?: CatchUp;
 }
 
 /**
@@ -142,6 +152,7 @@ const KNOWN_OPTIONS = Object.keys({
   logger: true,
   logLevel: true,
   telemetry: true,
+  catchUp: true,
 } satisfies Record<keyof WebhooksOptions, true>);
 /** The worker options the receiver sets itself, from its own: the rest of `WORKER_OPTIONS` is `worker`'s. */
 const SET_BY_RECEIVER = {
@@ -176,6 +187,8 @@ export interface Settings {
   /** The key from fields, where the event has one: what the in-memory window recognises repeats by. */
   readonly fieldKeyOf: KeyFunctions['fieldKeyOf'];
   readonly telemetry: Telemetry | undefined;
+  /** Absent unless asked for (it needs a durable inbox). */
+  readonly catchUp: CatchUp | undefined;
 }
 
 /** Checks the options and resolves their defaults; throws a `ConfigurationError` naming the option at fault. */
@@ -186,6 +199,7 @@ export function settingsOf(options: WebhooksOptions): Settings {
   if (options.dedupe) checkDedupe(options.dedupe);
   checkInbox(options);
   rejectUnknownOptions('the `worker` of createWebhooks', options.worker, KNOWN_WORKER_OPTIONS);
+  checkCatchUp(options);
   const { inbox } = options;
   const handlerTimeoutMs = options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS;
   const logger = leveled(options.logger, options.logLevel);
@@ -203,7 +217,26 @@ export function settingsOf(options: WebhooksOptions): Settings {
     commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
     ...keyFunctions(options.idempotencyKeys),
     telemetry: checkTelemetry(options.telemetry),
+    catchUp: options.catchUp,
   };
+}
+
+function checkCatchUp({ catchUp, inbox }: WebhooksOptions): void {
+  if (catchUp === undefined) return;
+  if (!isCatchUp(catchUp)) {
+    // The plain options ({ chat, webhook }) would need reconcile and the REST client loaded here: the factory brings them.
+    throw new ConfigurationError(
+      'catchUp',
+      "`catchUp` takes what catchUp() from 'chat-webhooks/reconcile' makes: import { catchUp } from 'chat-webhooks/reconcile', " +
+        "then createWebhooks({ …, catchUp: catchUp({ chat, webhook: 'wh_…' }) }).",
+    );
+  }
+  if (inbox === undefined || !inbox.durable) {
+    throw new ConfigurationError('catchUp', '`catchUp` needs a durable `inbox` (sqliteInbox, redisInbox or postgresInbox): it records where it got to, and takes its lock, there.');
+  }
+  if (!canCoordinate(inbox)) {
+    throw new ConfigurationError('catchUp', `\`catchUp\` needs an inbox with a lock and marks (tryLock, unlock, mark, setMark); the ${inbox.kind} inbox has none.`);
+  }
 }
 
 function checkInbox({ inbox, consume, commitTimeoutMs, idempotencyKeys, closeInbox }: WebhooksOptions): void {

@@ -8,25 +8,9 @@ import type { Answers } from './intake/answers.js';
 import { Errand } from './intake/in-flight.js';
 import type { Intake, Replay } from './intake/intake.js';
 import type { WebhookResponse } from './http.js';
+import type { RedeliverOptions, Redelivery } from './redelivery.js';
 
-export interface RedeliverOptions {
-  /** Where the body came from; the handlers' `context.source`. @defaultValue 'reconcile' */
-  source?: 'reconcile';
-}
-
-/**
- * What a redelivered body became: `handled` (its handlers ran here: `ok` says whether they all succeeded, as
- * far as the receiver knows), `stored` (committed to the inbox for the workers), `duplicate` (its key was
- * known: nothing ran, onDuplicate did), `refused` (the receiver refused it: `status` and `code` say why, and
- * onError has it).
- */
-export interface Redelivery {
-  outcome: 'handled' | 'stored' | 'duplicate' | 'refused';
-  /** The status a delivery of this body would have been answered with. */
-  status: number;
-  /** The refusal's error code (`invalid_payload`, `inbox_failed`, …). */
-  code?: string;
-}
+export type { RedeliverOptions, Redelivery } from './redelivery.js';
 
 export function redeliverer(intake: Intake, answers: Answers, durable: boolean): (body: string, options?: RedeliverOptions) => Promise<Redelivery> {
   return async function redeliver(body, options = {}) {

@@ -24,12 +24,15 @@ import type { AttemptTelemetry, Telemetry } from '../telemetry/hooks.js';
 import { traced } from './intake/traced.js';
 import { attemptInfo } from '../dispatch/attempts.js';
 import { redeliverer, type RedeliverOptions, type Redelivery } from './redeliver.js';
+import { CatchUpCalls } from './catch-up.js';
+import type { CoordinatingInbox } from '../delivery/port.js';
 
 export type { DuplicateContext } from './intake/answers.js';
 export type { HandleOptions } from './intake/intake.js';
 export type { WebhooksOptions } from './options.js';
 export type { Health } from '../delivery/health.js';
 export type { RedeliverOptions, Redelivery } from './redeliver.js';
+export type { CatchUp, CatchUpContext } from './catch-up.js';
 
 export interface CloseOptions {
   /**
@@ -138,6 +141,9 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
   const releaseInbox = settings.inbox ? useInbox(settings.inbox, settings.closeInbox) : undefined;
   // A receiver that only stores (`consume: false`) still has its inbox's gauges.
   const stopObserving = !consumer && settings.inbox ? telemetry?.observe(settings.inbox) : undefined;
+  const redeliver = redeliverer(intake, answers, settings.inbox !== undefined);
+  const catchUp = catchUpCalls(settings, redeliver, dispatcher);
+  catchUp?.start();
 
   /** Answers through `send`; the work after the response (handlers, onError reports) begins with `start`. */
   function answer(request: WebhookRequest, send: (response: WebhookResponse) => void, options: HandleOptions, start: StartWork): void {
@@ -145,6 +151,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     let response: WebhookResponse | Promise<WebhookResponse> | undefined;
     try {
       const admitted = admission.admit(request);
+      if (admitted === undefined || admitted instanceof AppBinding) catchUp?.delivered();
       if (admitted === undefined) response = intake.take(request, options, send, start);
       else response = admitted instanceof AppBinding ? intake.take(request, options, send, start, admitted) : admitted;
     } catch (cause) {
@@ -173,7 +180,7 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     },
     receive: queuedReceiver(settings, dispatcher, inFlight),
     report: async (error) => dispatcher.report(error),
-    redeliver: redeliverer(intake, answers, settings.inbox !== undefined),
+    redeliver,
     reportDuplicate: (event, context) => answers.runDuplicateHandlers(event, context),
     // The caller of `handle` gets the response in promise jobs: the work waits for the next tick. An adapter
     // calling `respond` has written the response when `send` returns: the work starts then.
@@ -183,6 +190,8 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
     async close({ timeoutMs = 10_000 }: CloseOptions = {}) {
       inFlight.closing = true;
       stopObserving?.();
+      // A catch-up run stops first: what it would still redeliver, the next start's run recovers.
+      await catchUp?.close();
       // The worker finishes the events it holds (each bounded by handlerTimeoutMs); the rest wait in the inbox.
       await consumer?.close();
       const drained = await drain(inFlight, timeoutMs, abandon);
@@ -192,6 +201,13 @@ export function createWebhooks(options: WebhooksOptions): Webhooks {
       return drained;
     },
   };
+}
+
+/** The catch-up's calls, when `catchUp` is set (settingsOf checked it has a coordinating inbox). */
+function catchUpCalls(settings: Settings, redeliver: Webhooks['redeliver'], dispatcher: Dispatcher): CatchUpCalls | undefined {
+  if (!settings.catchUp) return undefined;
+  const parts = { inbox: settings.inbox as CoordinatingInbox, redeliver, telemetry: settings.telemetry, logger: settings.logger };
+  return new CatchUpCalls(settings.catchUp, parts, (error) => dispatcher.report(error));
 }
 
 /** `receive`: an event from a queue, its handlers run as a delivery's are, resolved with their outcome. */

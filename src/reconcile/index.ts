@@ -4,5 +4,7 @@
  * neither imports it. Re-exports only.
  */
 export { reconcile, ReconcileError } from './reconcile.js';
+export { catchUp } from './catch-up.js';
+export type { CatchUpOptions } from './catch-up.js';
 export type { ReconcileOptions, ReconcileReport } from './reconcile.js';
 export type { EnvelopeParts } from './rebuild.js';

@@ -19,7 +19,7 @@ import {
   type ListOptions,
   type PutResult,
 } from '../delivery/port.js';
-import { claimLoop, DEFAULT_MEMORY_WINDOW_MS, newToken, Waiters, windowOption, type ClaimSource } from './kit/index.js';
+import { claimLoop, DEFAULT_MEMORY_WINDOW_MS, LocalCoordination, newToken, Waiters, windowOption, type ClaimSource } from './kit/index.js';
 
 export interface MemoryInboxOptions {
   /** How many handled keys are remembered as duplicates at most; the oldest go first. Default 10 000. */
@@ -75,6 +75,7 @@ class MemoryInbox implements Inbox {
   #deadCount = 0;
   #closed = false;
   readonly #waiters = new Waiters();
+  readonly #coordination = new LocalCoordination();
   /** Its claims wait on a timer set for the next due entry, woken by a put (one claim) or a retry (all). */
   readonly #source: ClaimSource = {
     take: (leaseMs) => this.#take(leaseMs),
@@ -203,6 +204,22 @@ class MemoryInbox implements Inbox {
       count += 1;
     }
     return count;
+  }
+
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.#coordination.tryLock(name, holder, ttlMs);
+  }
+
+  async unlock(name: string, holder: string): Promise<void> {
+    this.#coordination.unlock(name, holder);
+  }
+
+  async mark(name: string): Promise<number | undefined> {
+    return this.#coordination.mark(name);
+  }
+
+  async setMark(name: string, value: number): Promise<void> {
+    this.#coordination.setMark(name, value);
   }
 
   async close(): Promise<void> {

@@ -318,6 +318,7 @@ export function inboxContract(name: string, factory: InboxFactory): void {
     });
 
     workersUnderAttack(factory, open);
+    coordinationContract(factory, open);
 
     if (factory.durable) {
       it('what was stored is still there after closing and reopening the store', async () => {
@@ -590,5 +591,64 @@ function workersUnderAttack(factory: InboxFactory, open: Opener): void {
       // Loaded all at once, 100 000 entries cost hundreds of MB; in batches, a few.
       for (const { peakMb } of Object.values(figures)) expect(peakMb).toBeLessThan(64);
     }, 300_000);
+  });
+}
+
+/**
+ * The port's "Coordination" (catch-up's leased lock and high-water marks): two handles on one store, as two
+ * receivers sharing it would have, take turns with the lock, a lease that ran out frees it, and a mark only rises.
+ */
+function coordinationContract(factory: InboxFactory, open: Opener): void {
+  let names = 0;
+  async function twoHandles(): Promise<[Inbox, Inbox]> {
+    if (!factory.durable) {
+      const inbox = await open();
+      return [inbox, inbox];
+    }
+    const name = `coordination-${process.pid}-${++names}`;
+    return [await open({ name }), await open({ name })];
+  }
+
+  describe('coordination', () => {
+    it('one holder at a time holds a lock; renewing is the holder\'s; unlock frees it for another', async () => {
+      const [a, b] = await twoHandles();
+      expect(await a.tryLock!('catch-up', 'a', 30_000)).toBe(true);
+      expect(await b.tryLock!('catch-up', 'b', 30_000)).toBe(false);
+      expect(await a.tryLock!('catch-up', 'a', 30_000)).toBe(true);
+      // Another name is another lock.
+      expect(await b.tryLock!('other', 'b', 30_000)).toBe(true);
+      // Only the holder frees it.
+      await b.unlock!('catch-up', 'b');
+      expect(await b.tryLock!('catch-up', 'b', 30_000)).toBe(false);
+      await a.unlock!('catch-up', 'a');
+      expect(await b.tryLock!('catch-up', 'b', 30_000)).toBe(true);
+      expect(await a.tryLock!('catch-up', 'a', 30_000)).toBe(false);
+    });
+
+    it('a lease that ran out frees the lock: a dead holder blocks no one for ever', async () => {
+      const [a, b] = await twoHandles();
+      expect(await a.tryLock!('catch-up', 'a', 150)).toBe(true);
+      expect(await b.tryLock!('catch-up', 'b', 150)).toBe(false);
+      await sleep(250);
+      expect(await b.tryLock!('catch-up', 'b', 30_000)).toBe(true);
+      expect(await a.tryLock!('catch-up', 'a', 150)).toBe(false);
+    });
+
+    it('a mark is undefined until set, shared by every handle, and only rises', async () => {
+      const [a, b] = await twoHandles();
+      expect(await a.mark!('catch-up')).toBeUndefined();
+      const now = Date.now();
+      await a.setMark!('catch-up', now);
+      expect(await b.mark!('catch-up')).toBe(now);
+      await b.setMark!('catch-up', now - 60_000);
+      expect(await a.mark!('catch-up')).toBe(now);
+      await b.setMark!('catch-up', now + 1);
+      expect(await a.mark!('catch-up')).toBe(now + 1);
+      // A lock of the same name leaves the mark as it is, and the mark the lock.
+      expect(await a.tryLock!('catch-up', 'a', 30_000)).toBe(true);
+      expect(await b.mark!('catch-up')).toBe(now + 1);
+      expect(await b.tryLock!('catch-up', 'b', 30_000)).toBe(false);
+      expect(await b.mark!('other')).toBeUndefined();
+    });
   });
 }

@@ -20,7 +20,7 @@ describe('unknown options', () => {
     const call = () => createWebhooks({ auth, maxBodyByte: 10 } as never);
     expect(call).toThrowError(expect.objectContaining({ name: 'ConfigurationError', option: 'maxBodyByte' }));
     expect(call).toThrow(
-      'Unknown option "maxBodyByte" for createWebhooks. Did you mean "maxBodyBytes"? Known options: auth, maxBodyBytes, bodyTimeoutMs, invalidPayload, dedupe, handlerTimeoutMs, inbox, consume, worker, closeInbox, commitTimeoutMs, idempotencyKeys, logger, logLevel, telemetry.',
+      'Unknown option "maxBodyByte" for createWebhooks. Did you mean "maxBodyBytes"? Known options: auth, maxBodyBytes, bodyTimeoutMs, invalidPayload, dedupe, handlerTimeoutMs, inbox, consume, worker, closeInbox, commitTimeoutMs, idempotencyKeys, logger, logLevel, telemetry, catchUp.',
     );
   });
 

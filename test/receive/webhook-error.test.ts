@@ -27,6 +27,7 @@ describe('WebhookError', () => {
           'handler_timeout',
           'handler_interrupted',
           'shutdown_abandoned',
+          'catch_up_failed',
         ] as const
       ).map((code) => [code, new WebhookError(code, 'm').status]),
     );
@@ -45,6 +46,7 @@ describe('WebhookError', () => {
       handler_timeout: undefined,
       handler_interrupted: undefined,
       shutdown_abandoned: undefined,
+      catch_up_failed: undefined,
     });
   });
 

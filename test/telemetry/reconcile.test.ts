@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { createChatClient } from '../../src/api/index.js';
 import { createWebhooks, type Webhooks } from '../../src/index.js';
-import { reconcile } from '../../src/reconcile/index.js';
+import { catchUp, reconcile } from '../../src/reconcile/index.js';
+import { memoryInbox } from '../../src/index.js';
 import { buildRequest } from '../../src/testing/index.js';
 import { startChatPlatform, type ChatPlatform } from '../support/chat-platform.js';
 import { sdk, valueOf } from './sdk.js';
@@ -65,5 +66,22 @@ describe('reconcile telemetry', () => {
     const [run] = otel.spans().filter((span) => span.name === 'reconcile');
     expect(run!.status.code).toBe(SpanStatusCode.ERROR);
     expect(run!.attributes['chat_webhooks.reconcile.listed']).toBe(0);
+  });
+
+  it('a catch-up run (createWebhooks({ catchUp })) is a reconcile run: its span and its counts', async () => {
+    const otel = sdk();
+    closing.push({ close: () => otel.shutdown() });
+    const now = Math.floor(Date.now() / 1000);
+    const platform = await startChatPlatform([send('1', now - 10), send('2', now - 5)]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    // A durable inbox with the lock and marks: the memory inbox's operations, on an inbox that says it is durable.
+    const inbox = Object.assign(memoryInbox(), { durable: true });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox, telemetry: otel.telemetry, catchUp: catchUp({ chat, ...parts }) });
+    closing.push(webhooks);
+    await expect.poll(() => otel.spans().filter((span) => span.name === 'reconcile').length, { timeout: 5000 }).toBe(1);
+    const [run] = otel.spans().filter((span) => span.name === 'reconcile');
+    expect(run!.attributes).toMatchObject({ 'chat_webhooks.reconcile.listed': 2, 'chat_webhooks.reconcile.recovered': 2, 'chat_webhooks.webhook': 'wh_main' });
+    expect(valueOf(await otel.points('chat_webhooks.reconciled'), { 'chat_webhooks.reconcile.outcome': 'recovered' })).toBe(2);
   });
 });

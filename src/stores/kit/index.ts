@@ -14,6 +14,7 @@
  * - Lease tokens: `newToken` (the port's, src/delivery/port.ts: a claim's token is part of its contract).
  * - Windows (window.ts): the default windows, the `windowMs` check, the expiry sweep timer, admin batches.
  * - Rows (rows.ts): the claim and the listing of the SQL stores' common row.
+ * - `LocalCoordination` (coordination.ts): the port's lock and marks in this process's memory (the memory inbox's).
  */
 export { claimLoop, type ClaimSource } from './claim-loop.js';
 export { Waiters } from './waiters.js';
@@ -22,3 +23,4 @@ export { WriteBatch } from './write-batch.js';
 export { newToken } from '../../delivery/port.js';
 export { DEFAULT_DURABLE_WINDOW_MS, DEFAULT_MEMORY_WINDOW_MS, EXPIRY_BATCH, EXPIRY_EVERY_MS, inBatches, startSweeps, windowOption } from './window.js';
 export { claimOfRow, listingOfRow, type EntryRow } from './rows.js';
+export { LocalCoordination } from './coordination.js';

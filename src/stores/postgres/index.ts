@@ -45,6 +45,7 @@ import {
 import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, TurnBatch, windowOption, type ClaimSource, type EntryRow } from '../kit/index.js';
 import { Listener } from './listener.js';
 import { makePools } from './pools.js';
+import { coordination, type Coordination } from './coordination.js';
 import { migrate, quotedSchema } from './schema.js';
 import { BATCH, paddedRows, putStatement, statements, TRANSACTION_TOKEN, type Statements } from './statements.js';
 import { PgTransactions } from './transactions.js';
@@ -160,6 +161,7 @@ class PostgresInbox implements Inbox {
   readonly #ownsPool: boolean;
   readonly #schema: string;
   readonly #sql: Statements;
+  readonly #coordination: Coordination;
   readonly #windowMs: number;
   readonly #pollMs: number;
   readonly #listener: Listener;
@@ -191,6 +193,7 @@ class PostgresInbox implements Inbox {
     this.#ownsPool = owned;
     this.#schema = options.schema ?? 'chat_webhooks';
     this.#sql = statements(this.#schema);
+    this.#coordination = coordination(quotedSchema(this.#schema), (text, values) => this.#query(text, values));
     this.#windowMs = windowMs;
     this.#pollMs = options.pollMs ?? 2000;
     this.#listener = new Listener(() => new pg.Client(listen), this.#sql.channel);
@@ -290,6 +293,26 @@ class PostgresInbox implements Inbox {
   async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
     const code = INBOX_STATES.indexOf(checkState(state, false));
     return inBatches(() => this.#count(this.#sql.purgeSome, [code]), BATCH);
+  }
+
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    this.#assertOpen();
+    return this.#coordination.tryLock(name, holder, ttlMs);
+  }
+
+  async unlock(name: string, holder: string): Promise<void> {
+    this.#assertOpen();
+    await this.#coordination.unlock(name, holder);
+  }
+
+  async mark(name: string): Promise<number | undefined> {
+    this.#assertOpen();
+    return this.#coordination.mark(name);
+  }
+
+  async setMark(name: string, value: number): Promise<void> {
+    this.#assertOpen();
+    await this.#coordination.setMark(name, value);
   }
 
   async close(): Promise<void> {

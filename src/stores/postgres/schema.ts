@@ -43,6 +43,13 @@ const MIGRATIONS: ReadonlyArray<(s: string) => string> = [
   traceparent text
 );
 CREATE INDEX IF NOT EXISTS inbox_state_due ON ${s}.inbox (state, due);`,
+  // 2: catch-up's leased locks and high-water marks (the port's "Coordination"), a row per name.
+  (s) => `CREATE TABLE IF NOT EXISTS ${s}.coordination (
+  name text PRIMARY KEY,
+  holder text,
+  expires bigint,
+  mark bigint
+);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -52,6 +52,7 @@ import { connect, type Redis } from './connection.js';
 import type { RedisClientLike, RedisConnectionOptions } from './options.js';
 import { hashOf, inboxKeys, jobIdOf, type InboxKeys, type JobData } from './keys.js';
 import { defineScripts, runScript } from './scripts.js';
+import * as coordination from './coordination.js';
 import { eventOfBody, isStorableBody, unstorableBody } from '../../delivery/stored-event.js';
 import { TurnBatch } from '../kit/turn-batch.js';
 import { claimLoop, type ClaimSource } from '../kit/claim-loop.js';
@@ -321,6 +322,22 @@ class RedisInbox implements Inbox {
     if (this.#closed) throw new Error('The Redis inbox is closed.');
     if (this.#reach === 'down') throw new Error(`Redis is unreachable (the connection is ${this.#redis.status}).`);
     await this.#redis.ping();
+  }
+
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    return coordination.tryLock(this.#redis, this.#keys, name, holder, ttlMs);
+  }
+
+  async unlock(name: string, holder: string): Promise<void> {
+    await coordination.unlock(this.#redis, this.#keys, name, holder);
+  }
+
+  async mark(name: string): Promise<number | undefined> {
+    return coordination.readMark(this.#redis, this.#keys, name);
+  }
+
+  async setMark(name: string, value: number): Promise<void> {
+    await coordination.setMark(this.#redis, this.#keys, name, value);
   }
 
   async close(): Promise<void> {

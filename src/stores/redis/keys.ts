@@ -9,6 +9,7 @@
  * - `pending`: list of the job ids due now, oldest first; `retries`: sorted set by due time; `running`: by
  *   lease end; `dead`: by time of death.
  * - `stats:done`: how many finished; `recent-done`: the last 1 000 finished, as JSON records.
+ * - `lock:<name>`: catch-up's leased lock (its holder, expiring with the lease); `mark:<name>`: a high-water mark.
  */
 import { sha256Base64 } from '#platform';
 
@@ -24,6 +25,8 @@ export interface InboxKeys {
   markerPattern: string;
   job(id: string): string;
   marker(hash: string): string;
+  lock(name: string): string;
+  mark(name: string): string;
 }
 
 /**
@@ -45,6 +48,8 @@ export function inboxKeys(prefix: string): InboxKeys {
     markerPattern: `${globLiteral(base)}seen:*`,
     job: (id) => `${base}${id}`,
     marker: (hash) => `${base}seen:${hash}`,
+    lock: (name) => `${base}lock:${name}`,
+    mark: (name) => `${base}mark:${name}`,
   };
 }
 

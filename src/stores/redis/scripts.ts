@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-const NAMES = ['put', 'claim', 'renew', 'complete', 'fail', 'retry', 'purge'] as const;
+const NAMES = ['put', 'claim', 'renew', 'complete', 'fail', 'retry', 'purge', 'lock', 'unlock', 'mark'] as const;
 export type ScriptName = (typeof NAMES)[number];
 
 /** Read as this module is loaded: a missing file fails the import, not the first put. */

@@ -40,6 +40,7 @@ import {
 } from '../../delivery/port.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { FileSync } from './file-sync.js';
+import { coordination, COORDINATION_SCHEMA, type Coordination } from './coordination.js';
 import { claimLoop, claimOfRow, inBatches, listingOfRow, newToken, startSweeps, Waiters, windowOption, WriteBatch, type ClaimSource } from '../kit/index.js';
 import { ADMIN_BATCH, eventOfRow, SCHEMA, stateCode, statements, type Row, type Statements } from './statements.js';
 import { isStorableBody, unstorableBody } from '../../delivery/stored-event.js';
@@ -100,6 +101,7 @@ function prepareDatabase(db: Database): Database {
   // The WAL is flushed by walSync below, off the event loop, before any put is answered.
   db.pragma('synchronous = NORMAL');
   db.exec(SCHEMA);
+  db.exec(COORDINATION_SCHEMA);
   addTraceparentColumn(db);
   return db;
 }
@@ -169,6 +171,7 @@ class SqliteInbox implements Inbox {
   readonly #db: Database;
   readonly #closeDatabase: boolean;
   readonly #sql: Statements;
+  readonly #coordination: Coordination;
   readonly #batch: WriteBatch;
   readonly #wal: FileSync | undefined;
   readonly #checkpointer: Checkpointer | undefined;
@@ -194,6 +197,7 @@ class SqliteInbox implements Inbox {
     this.#db = given ? prepareDatabase(given) : openDatabase(path);
     this.#closeDatabase = given ? options.closeDatabase === true : true;
     this.#sql = statements(this.#db);
+    this.#coordination = coordination(this.#db);
     this.#wal = walSync(path);
     this.#checkpointer = this.#checkpointOffTheLoop(path);
     this.#batch = new WriteBatch((body, mustSync) => {
@@ -286,6 +290,26 @@ class SqliteInbox implements Inbox {
   async purge({ state }: { state: Exclude<InboxState, 'running'> }): Promise<number> {
     const code = stateCode(checkState(state, false));
     return inBatches(() => this.#write(() => this.#sql.purgeSome.run(code).changes), ADMIN_BATCH);
+  }
+
+  async tryLock(name: string, holder: string, ttlMs: number): Promise<boolean> {
+    this.#assertOpen();
+    return this.#coordination.tryLock(name, holder, ttlMs);
+  }
+
+  async unlock(name: string, holder: string): Promise<void> {
+    this.#assertOpen();
+    this.#coordination.unlock(name, holder);
+  }
+
+  async mark(name: string): Promise<number | undefined> {
+    this.#assertOpen();
+    return this.#coordination.mark(name);
+  }
+
+  async setMark(name: string, value: number): Promise<void> {
+    this.#assertOpen();
+    this.#coordination.setMark(name, value);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,142 @@
+/**
+ * `catchUp({ chat, webhook })`: the receiver's catch-up (`createWebhooks({ inbox, catchUp })`), built on
+ * reconcile. On start it reconciles from the inbox's mark (where the last run, or the last steady stream of
+ * deliveries, got to) minus a margin; when deliveries resume after a silence longer than the platform's retries
+ * cover, from the last delivery before it. One receiver at a time runs (a leased lock in the inbox, renewed
+ * while it runs); the others skip, since that run covers them. A run that fails is tried again, from the
+ * same point, at the next sign of life; only a run that ended raises the mark.
+ */
+import type { ChatClient } from '../api/index.js';
+import type { CatchUp, CatchUpContext } from '../receive/index.js';
+import { reconcile, type ReconcileReport } from './reconcile.js';
+import type { EnvelopeParts } from './rebuild.js';
+
+export interface CatchUpOptions {
+  /** A client from `createChatClient(...)` (chat-webhooks/api): its key reads the list of messages. */
+  chat: Pick<ChatClient, 'messages' | 'baseUrl'>;
+  /** The webhook's id, as its deliveries' envelopes carry it: part of every key. */
+  webhook: string;
+  /** The envelope's `appId`. @defaultValue the app of `chat`'s host (`https://<appId>.api-<region>.…`) */
+  appId?: string;
+  /** The envelope's `region`. @defaultValue the region of `chat`'s host */
+  region?: string;
+  /**
+   * A silence between deliveries longer than this is one the platform's retries (about +10 s and +30 s) did not
+   * cover. It is also how far back a first start (no mark yet) looks. @defaultValue 60000
+   */
+  horizonMs?: number;
+  /** How far before the mark (or the last delivery) a run starts, for deliveries still in their retries then. @defaultValue 60000 */
+  marginMs?: number;
+  /** The lock's lease: a receiver that died holding it blocks the others this long at most. @defaultValue 60000 */
+  lockMs?: number;
+}
+
+export const DEFAULT_HORIZON_MS = 60_000;
+
+/**
+ * @example
+ * ```ts
+ * import { catchUp } from 'chat-webhooks/reconcile';
+ *
+ * const webhooks = createWebhooks({ auth, inbox: sqliteInbox({ path: './inbox.db' }), catchUp: catchUp({ chat, webhook: 'wh_chat_events' }) });
+ * ```
+ */
+export function catchUp(options: CatchUpOptions): CatchUp {
+  return new ReconcileCatchUp(checked(options));
+}
+
+interface Checked extends EnvelopeParts {
+  chat: CatchUpOptions['chat'];
+  horizonMs: number;
+  marginMs: number;
+  lockMs: number;
+}
+
+class ReconcileCatchUp implements CatchUp {
+  readonly horizonMs: number;
+  readonly #options: Checked;
+  /** The lock and the mark, per app and webhook: receivers of two apps may share one inbox. */
+  readonly #name: string;
+  readonly #holder = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
+  /** Where a run that failed started: the next one starts there again. */
+  #failedSince: number | undefined;
+
+  constructor(options: Checked) {
+    this.#options = options;
+    this.horizonMs = options.horizonMs;
+    this.#name = `catch-up:${options.appId}:${options.webhook}`;
+  }
+
+  async start(context: CatchUpContext): Promise<void> {
+    const mark = await context.inbox.mark(this.#name);
+    await this.#run(context, mark ?? Date.now() - this.horizonMs);
+  }
+
+  async resumed(context: CatchUpContext, lastHeard: number): Promise<void> {
+    await this.#run(context, Math.min(lastHeard, this.#failedSince ?? lastHeard));
+  }
+
+  async heard(context: CatchUpContext, at: number): Promise<void> {
+    if (this.#failedSince !== undefined) return this.#run(context, this.#failedSince);
+    // Deliveries flow: everything up to now arrived (or is in its retries, which the margin covers).
+    await context.inbox.setMark(this.#name, at);
+  }
+
+  async #run(context: CatchUpContext, since: number): Promise<void> {
+    const { inbox, logger } = context;
+    const { lockMs, marginMs } = this.#options;
+    if (!(await inbox.tryLock(this.#name, this.#holder, lockMs))) {
+      logger.debug?.({ name: this.#name }, 'Another receiver sharing the inbox is catching up: this one leaves it to it.');
+      return;
+    }
+    const renew = setInterval(() => void inbox.tryLock(this.#name, this.#holder, lockMs).catch(() => undefined), lockMs / 3);
+    try {
+      const until = Date.now();
+      const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);
+      await inbox.setMark(this.#name, until);
+      this.#failedSince = undefined;
+      logger.info?.(figures(report), `Caught up from ${new Date(since - marginMs).toISOString()}: ${report.recovered} recovered, ${report.duplicates} already had.`);
+    } catch (error) {
+      this.#failedSince = Math.min(since, this.#failedSince ?? since);
+      throw error;
+    } finally {
+      clearInterval(renew);
+      await inbox.unlock(this.#name, this.#holder).catch(() => undefined);
+    }
+  }
+
+  #reconcile(context: CatchUpContext, since: number, until: number): Promise<ReconcileReport> {
+    const { chat, appId, region, webhook } = this.#options;
+    const { redeliver, signal, telemetry } = context;
+    return reconcile({ webhooks: { redeliver }, chat, appId, region, webhook, since, until, signal, telemetry });
+  }
+}
+
+function figures({ skippedByKind: _, ...rest }: ReconcileReport): Record<string, number> {
+  return rest;
+}
+
+function checked(options: CatchUpOptions): Checked {
+  if (options === null || typeof options !== 'object' || typeof options.chat?.messages?.list !== 'function') {
+    throw new TypeError("catchUp needs { chat, webhook }: chat a client from createChatClient(...) (chat-webhooks/api).");
+  }
+  const host = /^([^.]+)\.api-([^.]+)\./.exec(safeHost(options.chat.baseUrl));
+  const parts = { appId: options.appId ?? host?.[1], region: options.region ?? host?.[2], webhook: options.webhook };
+  for (const part of ['appId', 'region', 'webhook'] as const) {
+    if (typeof parts[part] !== 'string' || parts[part] === '') throw new TypeError(`catchUp: ${part} is the envelope's ${part}, a non-empty string (part of every key); give it.`);
+  }
+  const ms = (name: 'horizonMs' | 'marginMs' | 'lockMs', fallback: number): number => {
+    const value = options[name] ?? fallback;
+    if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) throw new TypeError(`catchUp: ${name} is a positive number of milliseconds.`);
+    return value;
+  };
+  return { ...(parts as EnvelopeParts), chat: options.chat, horizonMs: ms('horizonMs', DEFAULT_HORIZON_MS), marginMs: ms('marginMs', 60_000), lockMs: ms('lockMs', 60_000) };
+}
+
+function safeHost(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).hostname;
+  } catch {
+    return '';
+  }
+}

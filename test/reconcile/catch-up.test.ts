@@ -1,0 +1,135 @@
+/**
+ * catchUp (issue 35 item 3) against the local platform of test/support/chat-platform.ts, on SQLite: two
+ * receivers starting on one inbox recover an outage once between them; a silence longer than the horizon, then
+ * a delivery, brings one more catch-up (and a steady stream none); a failing catch-up reaches onError and
+ * blocks nothing; the options say what to write when they are wrong. Redis: catch-up-servers.test.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createChatClient } from '../../src/api/index.js';
+import { ConfigurationError, createWebhooks, memoryInbox, type WebhookError } from '../../src/index.js';
+import { catchUp } from '../../src/reconcile/index.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
+import { buildRequest, createTestEvent } from '../../src/testing/index.js';
+import { startChatPlatform, type ListedMessage } from '../support/chat-platform.js';
+import { MARK, parts, twoReceiversStart } from './catch-up-scenario.js';
+import { auth, recordHandled, until } from './scenario.js';
+
+const closing: Array<{ close(): Promise<unknown> }> = [];
+afterEach(async () => {
+  // Receivers first (they close their inbox handles), then what they used.
+  for (const thing of closing.splice(0).reverse()) await thing.close();
+});
+const dir = mkdtempSync(join(tmpdir(), 'catch-up-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let serial = 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const send = (id: string, sentAt: number): ListedMessage => ({
+  id, sentAt, category: 'message', type: 'text', sender: 'u1', receiver: 'u2', receiverType: 'user', conversationId: 'u1_user_u2', data: { text: `message ${id}` },
+});
+const delivery = (id: string) => buildRequest(JSON.stringify({ trigger: 'message_sent', ...parts, data: { message: send(id, Math.floor(Date.now() / 1000)) } }), { auth });
+
+describe('catchUp', () => {
+  it('two receivers starting on one SQLite inbox recover the outage once between them, and raise the mark', async () => {
+    const path = join(dir, `shared-${++serial}.sqlite`);
+    await twoReceiversStart(() => sqliteInbox({ path, pollMs: 10 }), closing);
+  }, 30_000);
+
+  it('a silence longer than the horizon, then a delivery: one more catch-up recovers what came in between', async () => {
+    const platform = await startChatPlatform([]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    const inbox = sqliteInbox({ path: join(dir, `silence-${++serial}.sqlite`), pollMs: 10 });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, horizonMs: 400, marginMs: 1000 }) });
+    closing.push(webhooks);
+    const handled = recordHandled(webhooks);
+    // The start's run: one walk, then the mark.
+    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+    expect(platform.queries.length).toBe(1);
+    const startMark = await inbox.mark!(MARK);
+
+    // Deliveries every 100 ms (under the horizon): no catch-up, however long the stream goes on.
+    for (let i = 0; i < 6; i++) {
+      expect((await webhooks.handle(delivery(`10${i}`))).status).toBe(200);
+      await sleep(100);
+    }
+    await until(() => handled.ids.length === 6);
+    expect(platform.queries.length).toBe(1);
+    // ...but the mark follows the stream.
+    const streamMark = await inbox.mark!(MARK);
+    expect(streamMark).toBeGreaterThan(startMark!);
+    // The outage: two events the platform gave up on while nothing arrived.
+    const second = Math.floor(Date.now() / 1000);
+    platform.messages.push(send('201', second), send('202', second));
+    await sleep(600);
+    expect((await webhooks.handle(delivery('300'))).status).toBe(200);
+    await until(() => handled.ids.includes('201') && handled.ids.includes('202') && handled.ids.includes('300'));
+    expect(platform.queries.length).toBe(2);
+    // From the last delivery before the silence, minus the margin: the window held only the two.
+    expect(Number(platform.queries[1]!.get('fromTimestamp'))).toBeGreaterThanOrEqual(Math.floor((streamMark! - 1000) / 1000) - 1);
+    expect(handled.ids.filter((id) => id === '201' || id === '202').length).toBe(2);
+    expect(await inbox.mark!(MARK)).toBeGreaterThan(streamMark!);
+  }, 20_000);
+
+  it('a catch-up that fails reaches onError, is tried again later, and never blocks deliveries', async () => {
+    const platform = await startChatPlatform([]);
+    closing.push(platform);
+    // A wrong key: every walk is refused 401.
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: 'wrong', retry: false });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox: sqliteInbox({ path: join(dir, `fail-${++serial}.sqlite`), pollMs: 10 }), catchUp: catchUp({ chat, ...parts, horizonMs: 300 }) });
+    closing.push(webhooks);
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    const handled = recordHandled(webhooks);
+    await until(() => errors.length === 1);
+    expect(errors[0]).toMatchObject({ code: 'catch_up_failed', status: undefined });
+    expect(errors[0]!.message).toContain('401');
+    expect((await webhooks.handle(delivery('1'))).status).toBe(200);
+    await until(() => handled.ids.includes('1'));
+    // A delivery after the horizon: the failed run is tried again (and fails again, reported again).
+    await sleep(400);
+    expect((await webhooks.handle(delivery('2'))).status).toBe(200);
+    await until(() => errors.length === 2 && handled.ids.includes('2'));
+    expect(errors.every((error) => error.code === 'catch_up_failed')).toBe(true);
+    expect(platform.queries.length).toBe(2);
+    expect((await webhooks.health()).ok).toBe(true);
+  }, 20_000);
+
+  it('without onError, a failed catch-up goes to the logger', async () => {
+    const logged: string[] = [];
+    const chat = createChatClient({ baseUrl: 'http://127.0.0.1:9/v3', apiKey: 'k', retry: false });
+    const webhooks = createWebhooks({
+      auth, inbox: sqliteInbox({ path: join(dir, `log-${++serial}.sqlite`) }), catchUp: catchUp({ chat, ...parts }),
+      logger: { error: (fields: { code?: string }) => void logged.push(String(fields.code)) },
+    });
+    closing.push(webhooks);
+    await until(() => logged.length === 1);
+    expect(logged).toEqual(['catch_up_failed']);
+  });
+
+  it('is refused at createWebhooks as a plain object, without a durable inbox, or misspelled', () => {
+    const chat = createChatClient({ appId: 'app1', region: 'eu', apiKey: 'k' });
+    const inbox = sqliteInbox({ path: join(dir, `config-${++serial}.sqlite`) });
+    closing.push(inbox);
+    const plain = () => createWebhooks({ auth, inbox, catchUp: { chat, webhook: 'wh_main' } as never });
+    expect(plain).toThrow(ConfigurationError);
+    expect(plain).toThrow("import { catchUp } from 'chat-webhooks/reconcile'");
+    expect(plain).toThrow("catchUp: catchUp({ chat, webhook: 'wh_…' })");
+    expect(() => createWebhooks({ auth, catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
+    expect(() => createWebhooks({ auth, inbox: memoryInbox(), catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
+    // A durable inbox without the lock and marks (a receive-only queue, say): said so, by its kind.
+    const { tryLock: _, ...withoutLock } = Object.fromEntries(['kind', 'durable', 'put', 'claim', 'mark', 'setMark', 'unlock', 'tryLock'].map((name) => [name, (inbox as never)[name]]));
+    expect(() => createWebhooks({ auth, inbox: withoutLock as never, catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow('the sqlite inbox has none');
+    expect(() => createWebhooks({ auth, inbox, catchup: catchUp({ chat, webhook: 'wh_main' }) } as never)).toThrow('Did you mean "catchUp"');
+  });
+
+  it('takes appId and region from the client\'s host, or asks for them', () => {
+    expect(catchUp({ chat: createChatClient({ appId: 'app1', region: 'eu', apiKey: 'k' }), webhook: 'wh_main' }).horizonMs).toBe(60_000);
+    const local = createChatClient({ baseUrl: 'http://127.0.0.1:1/v3', apiKey: 'k' });
+    expect(() => catchUp({ chat: local, webhook: 'wh_main' })).toThrow(/appId/);
+    expect(() => catchUp({ chat: local, ...parts, horizonMs: 0 })).toThrow(/horizonMs/);
+  });
+});
