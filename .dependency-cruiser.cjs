@@ -134,8 +134,10 @@ module.exports = {
     {
       name: 'nothing-below-imports-reconcile',
       severity: 'error',
-      comment: 'The receiver, the clients and every room below never import reconcile: only the CLI (a user of its public entry) does.',
-      from: { path: ours, pathNot: '^src/(reconcile|cli)/' },
+      comment:
+        'The receiver, the clients and every room below never import reconcile: only the CLI (a user of its public entry) does, and the ' +
+        "package's createWebhooks (src/create-webhooks.ts, above every room), lazily, for catchUp's plain form.",
+      from: { path: ours, pathNot: ['^src/(reconcile|cli)/', '^src/create-webhooks\\.ts$'] },
       to: { path: '^src/reconcile/' },
     },
     {

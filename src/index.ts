@@ -3,7 +3,8 @@
  * (receive/), dispatch (handlers, errors, logger), delivery (the Inbox port, the worker), the in-memory store,
  * telemetry's hook types and the events.
  */
-export { createWebhooks, BodyArrival, createBasicAuthVerifier, idempotencyKey, parseWebhook, safeParseWebhook, verifyBasicAuth } from './receive/index.js';
+export { createWebhooks, type CreateWebhooksOptions } from './create-webhooks.js';
+export { BodyArrival, createBasicAuthVerifier, idempotencyKey, parseWebhook, safeParseWebhook, verifyBasicAuth } from './receive/index.js';
 export type {
   BasicAuthCredentials,
   BasicAuthOption,

@@ -110,14 +110,27 @@ describe('catchUp', () => {
     expect(logged).toEqual(['catch_up_failed']);
   });
 
-  it('is refused at createWebhooks as a plain object, without a durable inbox, or misspelled', () => {
+  it('takes the plain form catchUp: { chat, webhook }, loading reconcile at its first call, and recovers on start', async () => {
+    const sentAt = Math.floor(Date.now() / 1000) - 10;
+    const platform = await startChatPlatform([send('7001', sentAt), send('7002', sentAt + 1)]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    const inbox = sqliteInbox({ path: join(dir, `plain-${++serial}.sqlite`), pollMs: 10 });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: { chat, ...parts, horizonMs: 60_000 } });
+    closing.push(webhooks);
+    const handled = recordHandled(webhooks);
+    await until(() => handled.ids.length === 2);
+    expect([...handled.ids].sort()).toEqual(['7001', '7002']);
+    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+  });
+
+  it('is refused at createWebhooks when the plain form is wrong, without a durable inbox, or misspelled', () => {
     const chat = createChatClient({ appId: 'app1', region: 'eu', apiKey: 'k' });
     const inbox = sqliteInbox({ path: join(dir, `config-${++serial}.sqlite`) });
     closing.push(inbox);
-    const plain = () => createWebhooks({ auth, inbox, catchUp: { chat, webhook: 'wh_main' } as never });
-    expect(plain).toThrow(ConfigurationError);
-    expect(plain).toThrow("import { catchUp } from 'chat-webhooks/reconcile'");
-    expect(plain).toThrow("catchUp: catchUp({ chat, webhook: 'wh_…' })");
+    expect(() => createWebhooks({ auth, inbox, catchUp: { chat: {} as never, webhook: 'wh_main' } })).toThrow('`catchUp.chat` must be a client from createChatClient');
+    expect(() => createWebhooks({ auth, inbox, catchUp: { chat, webhook: '' } })).toThrow("`catchUp.webhook` must be the webhook's id");
+    expect(() => createWebhooks({ auth, catchUp: { chat, webhook: 'wh_main' } })).toThrow(/needs a durable `inbox`/);
     expect(() => createWebhooks({ auth, catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
     expect(() => createWebhooks({ auth, inbox: memoryInbox(), catchUp: catchUp({ chat, webhook: 'wh_main' }) })).toThrow(/needs a durable `inbox`/);
     // A durable inbox without the lock and marks (a receive-only queue, say): said so, by its kind.
