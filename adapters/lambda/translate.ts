@@ -1,5 +1,4 @@
 /** Translation between Lambda's HTTP events and results and the receiver's normalized request and response. */
-import { STATUS_CODES } from 'node:http';
 import type { BodyReader, HeaderSource, WebhookResponse } from '../../src/receive/index.js';
 import type {
   AlbEvent,
@@ -10,6 +9,7 @@ import type {
   MultiStringMap,
   StringMap,
 } from './shapes.js';
+import { STATUS_TEXT } from './status-text.js';
 
 export type Kind = 'v1' | 'v2' | 'alb';
 
@@ -125,7 +125,7 @@ export function toResult(
   const headers = resultHeaders(response.headers);
   if (kind === 'v2') return { statusCode: response.status, headers, body: response.body };
   if (kind === 'v1') return { statusCode: response.status, headers, body: response.body, isBase64Encoded: false };
-  const statusDescription = `${response.status} ${STATUS_CODES[response.status] ?? ''}`.trim();
+  const statusDescription = `${response.status} ${STATUS_TEXT[response.status] ?? ''}`.trim();
   const base = { statusCode: response.status, statusDescription, body: response.body, isBase64Encoded: false as const };
   if ((event as AlbEvent).multiValueHeaders) {
     const multiValueHeaders: Record<string, string[]> = {};
