@@ -1,6 +1,7 @@
 // Observability: a receiver with a SQLite inbox and its worker, instrumented with the OpenTelemetry SDK.
 // Metrics are served to Prometheus at http://127.0.0.1:9464/metrics; spans are printed on the console.
-// Run: npm run build && node examples/otel.mjs   (PORT, PROMETHEUS_PORT, DATA_DIR, ATTEMPTS to change defaults)
+// Run: npm run build && node examples/otel.mjs   (PORT, PROMETHEUS_PORT, DATA_DIR, ATTEMPTS to change defaults;
+//      CHAT_API_KEY with CHAT_APP_ID, CHAT_REGION and CHAT_WEBHOOK turns catch-up on, counted in chat_webhooks.reconciled)
 // Alert rules and a Grafana dashboard for these metrics: examples/observability/ (docs/operations.md).
 // Then: curl -u demo:demo-password -H 'content-type: application/json' \
 //         -d '{"trigger":"message_sent","data":{"message":{"id":"1","conversationId":"alice_user_bob","sender":"alice","receiver":"bob","receiverType":"user","category":"message","type":"text","data":{"text":"Hello from curl"},"sentAt":1763700000}}}' \
@@ -11,6 +12,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, ConsoleSpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createWebhooks } from 'chat-webhooks';
+import { createChatClient } from 'chat-webhooks/api';
 import { nodeMiddleware } from 'chat-webhooks/node';
 import { openTelemetry } from 'chat-webhooks/otel';
 import { sqliteInbox } from 'chat-webhooks/sqlite';
@@ -29,11 +31,17 @@ const meterProvider = new MeterProvider({ readers: [prometheus] });
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ConsoleSpanExporter())] });
 const telemetry = openTelemetry({ tracerProvider, meterProvider });
 
+// With the platform's REST key, the receiver recovers on start what an outage lost (docs/reconcile.md).
+// CHAT_API_BASE_URL points the client elsewhere than the platform (a local stand-in, in this example's test).
+const { CHAT_API_KEY: apiKey, CHAT_APP_ID: appId, CHAT_REGION: region, CHAT_WEBHOOK: webhook, CHAT_API_BASE_URL: baseUrl } = process.env;
+const chat = apiKey && appId && region && webhook ? createChatClient(baseUrl ? { baseUrl, apiKey } : { appId, region, apiKey }) : undefined;
+
 const inbox = sqliteInbox({ path: `${dataDir}/otel-inbox.db` });
 const webhooks = createWebhooks({
   auth: { username: 'demo', password: 'demo-password' },
   inbox,
   telemetry,
+  ...(chat && { catchUp: { chat, webhook, appId, region } }),
   worker: { retry: { attempts, minDelayMs: 200, maxDelayMs: 2000 } },
 });
 webhooks.onAny((event, { attempt }) => {
