@@ -76,19 +76,27 @@ async function walkWindow(options: ReconcileOptions, window: { since: number; un
   };
   const walk = walkMessages(options.chat, { fromSecond: Math.floor(window.since / 1000), toSecond: Math.floor(window.until / 1000), signal, onPage });
   let batch: string[] = [];
-  for await (const message of walk) {
-    const sentAt = message.sentAt * 1000;
-    // The list answers by whole seconds: a window's millisecond ends are applied here.
-    if (sentAt < window.since || sentAt > window.until) continue;
-    report.listed++;
-    const rebuilt = rebuild(message, parts);
-    if ('kind' in rebuilt) {
-      skip(report, rebuilt.kind);
-      run?.counted('skipped', 1);
-    } else if (batch.push(rebuilt.body) === IN_FLIGHT) {
-      await redeliverAll(webhooks, batch, report, signal, run);
-      batch = [];
+  try {
+    for await (const message of walk) {
+      const sentAt = message.sentAt * 1000;
+      // The list answers by whole seconds: a window's millisecond ends are applied here.
+      if (sentAt < window.since || sentAt > window.until) continue;
+      report.listed++;
+      const rebuilt = rebuild(message, parts);
+      if ('kind' in rebuilt) {
+        skip(report, rebuilt.kind);
+        run?.counted('skipped', 1);
+      } else if (batch.push(rebuilt.body) === IN_FLIGHT) {
+        const full = batch;
+        batch = [];
+        await redeliverAll(webhooks, full, report, signal, run);
+      }
     }
+  } catch (error) {
+    // A list that fails on a later page: the events already listed are still handed over (unless the caller
+    // stopped the run), so the report's `listed` are all either recovered, duplicates or skipped.
+    if (!signal?.aborted) await redeliverAll(webhooks, batch, report, signal, run);
+    throw error;
   }
   await redeliverAll(webhooks, batch, report, signal, run);
 }
