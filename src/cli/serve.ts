@@ -128,9 +128,20 @@ async function answer(req: IncomingMessage, handler: LambdaFunction, options: Se
   }
 }
 
-function respond(res: ServerResponse, reply: HttpAnswer): void {
-  res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
-  res.end(reply.body);
+/** Sends the answer; returns the status sent. One Node cannot send (CR LF in a header, a status past 999) is a 502. */
+function respond(res: ServerResponse, reply: HttpAnswer, output: Output): number {
+  if (res.destroyed) return reply.status;
+  let sent = reply;
+  try {
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+  } catch (cause) {
+    // API Gateway refuses a malformed result the same way; thrown here it would end the whole server.
+    output.note(output.errColor.red(`The handler's result cannot be sent as HTTP: ${safe(String(cause))}`));
+    sent = gatewayError(502, 'Internal Server Error');
+    res.writeHead(sent.status, { ...sent.headers, 'content-length': String(sent.body.length) });
+  }
+  res.end(sent.body);
+  return sent.status;
 }
 
 function listenOn(server: ReturnType<typeof createServer>, options: ServeOptions): Promise<AddressInfo> {
@@ -148,9 +159,14 @@ export async function serve(path: string, options: ServeOptions): Promise<number
   const output = new Output();
   const server = createServer((req, res) => {
     const started = performance.now();
-    void answer(req, handler, options, output).then((reply) => {
-      respond(res, reply);
-      const status = reply.status < 300 ? output.color.green(String(reply.status)) : output.color.red(String(reply.status));
+    // A request that fails before the handler (its client hung up mid-body) must not end the server.
+    const answered = answer(req, handler, options, output).catch((cause: unknown) => {
+      output.note(output.errColor.red(`The request failed: ${safe(String(cause))}`));
+      return gatewayError(400, 'Bad Request');
+    });
+    void answered.then((reply) => {
+      const sent = respond(res, reply, output);
+      const status = sent < 300 ? output.color.green(String(sent)) : output.color.red(String(sent));
       output.line(`${safe(req.method ?? '')} ${safe(req.url ?? '')} ${status} ${Math.round(performance.now() - started)} ms`);
     });
   });
