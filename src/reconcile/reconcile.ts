@@ -147,9 +147,20 @@ export class ReconcileError extends Error {
   }
 }
 
+/** Distinct kinds `skippedByKind` names; the rest are counted as `other`. */
+const MAX_KINDS = 50;
+/** A kind is cut to this many characters (the list's own `category` and `type` strings make it). */
+const MAX_KIND_LENGTH = 64;
+
 function skip(report: ReconcileReport, kind: string): void {
   report.skipped++;
-  report.skippedByKind[kind] = (report.skippedByKind[kind] ?? 0) + 1;
+  // A list whose every message has a kind of its own (or a kind of a megabyte) would grow the report without end.
+  let name = kind.length > MAX_KIND_LENGTH ? `${kind.slice(0, MAX_KIND_LENGTH)}…` : kind;
+  const kinds = report.skippedByKind;
+  if (!Object.hasOwn(kinds, name) && Object.keys(kinds).length >= MAX_KINDS) name = 'other';
+  // Own properties only: a message of category `constructor` or `__proto__` is a count like any other.
+  const count = Object.hasOwn(kinds, name) ? (kinds[name] as number) : 0;
+  Object.defineProperty(kinds, name, { value: count + 1, enumerable: true, writable: true, configurable: true });
 }
 
 function windowOf(options: ReconcileOptions): { since: number; until: number } {

@@ -77,6 +77,26 @@ describe('reconcile against a hostile list', () => {
     expect(server.calls()).toBeLessThan(5);
   });
 
+  it('a kind of its own for every message, or a kind of 100 KB: the report names 50 kinds at most, each short', async () => {
+    const data = page(5000, 1000, () => T).map((message, i) => ({ ...message, category: i === 0 ? 'x'.repeat(100_000) : `weird${i}` }));
+    const server = await hostile(() => ({ body: JSON.stringify({ data, meta: { next: null } }) }));
+    const { report } = await run(server.baseUrl);
+    expect(report!.skipped).toBe(1000);
+    const kinds = Object.keys(report!.skippedByKind);
+    expect(kinds.length).toBeLessThanOrEqual(51);
+    expect(Math.max(...kinds.map((kind) => kind.length))).toBeLessThanOrEqual(65);
+    expect(Object.values(report!.skippedByKind).reduce((sum, count) => sum + count, 0)).toBe(1000);
+  });
+
+  it('messages of kinds named like Object.prototype\'s members are counted as numbers', async () => {
+    const kinds = ['constructor', 'toString', '__proto__', 'hasOwnProperty'];
+    const data = page(5000, 8, () => T).map((message, i) => ({ ...message, category: kinds[i % 4] }));
+    const server = await hostile(() => ({ body: JSON.stringify({ data, meta: { next: null } }) }));
+    const { report } = await run(server.baseUrl);
+    expect(report!.skipped).toBe(8);
+    expect(JSON.parse(JSON.stringify(report!.skippedByKind))).toEqual({ constructor: 2, toString: 2, ['__proto__']: 2, hasOwnProperty: 2 });
+  });
+
   it('pages past until (a list that ignores toTimestamp): the walk ends at until', async () => {
     // Each call answers a full page of the 1000 seconds after the one asked for, for ever.
     const server = await hostile((url) => {
