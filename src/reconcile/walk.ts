@@ -13,6 +13,8 @@ const MAX_THROTTLED = 20;
 const DEFAULT_RETRY_AFTER_MS = 1_000;
 /** A `Retry-After` longer than this is thrown, not waited: as the client's own `maxRetryAfterMs` default. */
 const MAX_RETRY_AFTER_MS = 60_000;
+/** Ids of one second remembered at most: far past any platform's rate, so only a list that never ends gets here. */
+export const MAX_SECOND_IDS = 100_000;
 
 export interface WalkOptions {
   /** Epoch seconds, both ends included. */
@@ -38,6 +40,8 @@ export async function* walkMessages(chat: Pick<ChatClient, 'messages'>, options:
       if (message.sentAt === edge.second && edge.ids.has(id)) continue;
       if (message.sentAt !== edge.second) edge = { second: message.sentAt, ids: new Set() };
       edge.ids.add(id);
+      // A list that makes up new ids of one second for ever would hold them all, and never end.
+      if (edge.ids.size > MAX_SECOND_IDS) throw stuck(`more than ${MAX_SECOND_IDS} messages in second ${edge.second}`);
       fresh++;
       yield message;
     }

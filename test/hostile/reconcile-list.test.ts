@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, createChatClient } from '../../src/api/index.js';
 import { createWebhooks } from '../../src/index.js';
 import { reconcile } from '../../src/reconcile/index.js';
+import { MAX_SECOND_IDS, walkMessages } from '../../src/reconcile/walk.js';
 
 const parts = { appId: '2601c4f1a2b3c4d5', region: 'us', webhook: 'wh_chat_events' };
 const T = 1_780_000_000;
@@ -96,6 +97,22 @@ describe('reconcile against a hostile list', () => {
     expect(report!.skipped).toBe(8);
     expect(JSON.parse(JSON.stringify(report!.skippedByKind))).toEqual({ constructor: 2, toString: 2, ['__proto__']: 2, hasOwnProperty: 2 });
   });
+
+  it('a list that makes up new ids of one second for ever: the walk stops at MAX_SECOND_IDS, not at the memory limit', async () => {
+    // Each call: the next 1 000 ids, all of second T, next.id the last of them.
+    const server = await hostile((url) => {
+      const first = Number(url.searchParams.get('id') ?? 0) + 1;
+      return { body: JSON.stringify({ data: page(first, 1000, () => T), meta: { next: { sentAt: T, id: first + 999 } } }) };
+    });
+    const chat = createChatClient({ baseUrl: server.baseUrl, apiKey: KEY, retry: false });
+    let seen = 0;
+    const walking = (async () => {
+      for await (const _message of walkMessages(chat, { fromSecond: T, toSecond: T + 10 })) seen++;
+    })();
+    const error = await walking.then(() => undefined, (cause: unknown) => cause);
+    expect((error as ApiError).code).toBe('pagination_loop');
+    expect(seen).toBe(MAX_SECOND_IDS);
+  }, 20_000);
 
   it('pages past until (a list that ignores toTimestamp): the walk ends at until', async () => {
     // Each call answers a full page of the 1000 seconds after the one asked for, for ever.
