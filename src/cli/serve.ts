@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { escapeControl as safe } from '../index.js';
 import { EXIT_OK, failure, usageError } from './errors.js';
 import { Output } from './output.js';
@@ -24,6 +24,15 @@ interface ServeOptions {
 }
 
 type LambdaFunction = (event: unknown, context: unknown, callback?: (error: unknown, result?: unknown) => void) => unknown;
+
+/** Lambda's longest timeout, in seconds (and past 2^31 ms setTimeout would fire at once: every request a 504). */
+const MAX_TIMEOUT_S = 900;
+
+function lambdaTimeout(value: string): number {
+  const seconds = positiveNumber(value);
+  if (seconds > MAX_TIMEOUT_S) throw new InvalidArgumentError(`Lambda's timeout is ${MAX_TIMEOUT_S} s at most.`);
+  return seconds;
+}
 
 /** API Gateway's payload limit: a bigger request never reaches the function. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -194,7 +203,7 @@ export function serveCommand(): Command {
     .option('--handler <export>', 'the exported function to invoke', 'handler')
     .option('--port <port>', 'port to listen on (0 picks a free one)', port, 3000)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--timeout <seconds>', "the function's timeout: a longer invocation is answered 504", positiveNumber, 30)
+    .option('--timeout <seconds>', "the function's timeout: a longer invocation is answered 504 (900 at most)", lambdaTimeout, 30)
     .addHelpText(
       'after',
       `

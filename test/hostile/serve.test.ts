@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, CLI, cleanEnv } from '../cli/run-cli.js';
+import { assertBuilt, CLI, cleanEnv, runCli } from '../cli/run-cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'chat-webhooks-serve-hostile-'));
 let child: ChildProcess;
@@ -72,5 +72,11 @@ describe('serve against a hostile result or client', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(child.exitCode).toBeNull();
     await alive();
+  });
+
+  it('a --timeout past Lambda\'s 900 s is a usage error, not a setTimeout overflow that answers every request 504 at once', async () => {
+    const run = await runCli(['serve', 'hostile.mjs', '--port', '0', '--timeout', '10000000'], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/900/);
   });
 });
