@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { escapeControl as safe } from '../index.js';
 import { EXIT_OK, failure, usageError } from './errors.js';
 import { Output } from './output.js';
@@ -25,6 +25,15 @@ interface ServeOptions {
 }
 
 type LambdaFunction = (event: unknown, context: unknown, callback?: (error: unknown, result?: unknown) => void) => unknown;
+
+/** Lambda's longest timeout, in seconds (and past 2^31 ms setTimeout would fire at once: every request a 504). */
+const MAX_TIMEOUT_S = 900;
+
+function lambdaTimeout(value: string): number {
+  const seconds = positiveNumber(value);
+  if (seconds > MAX_TIMEOUT_S) throw new InvalidArgumentError(`Lambda's timeout is ${MAX_TIMEOUT_S} s at most.`);
+  return seconds;
+}
 
 /** API Gateway's payload limit: a bigger request never reaches the function. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -129,9 +138,20 @@ async function answer(req: IncomingMessage, handler: LambdaFunction, options: Se
   }
 }
 
-function respond(res: ServerResponse, reply: HttpAnswer): void {
-  res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
-  res.end(reply.body);
+/** Sends the answer; returns the status sent. One Node cannot send (CR LF in a header, a status past 999) is a 502. */
+function respond(res: ServerResponse, reply: HttpAnswer, output: Output): number {
+  if (res.destroyed) return reply.status;
+  let sent = reply;
+  try {
+    res.writeHead(reply.status, { ...reply.headers, 'content-length': String(reply.body.length) });
+  } catch (cause) {
+    // API Gateway refuses a malformed result the same way; thrown here it would end the whole server.
+    output.note(output.errColor.red(`The handler's result cannot be sent as HTTP: ${safe(String(cause))}`));
+    sent = gatewayError(502, 'Internal Server Error');
+    res.writeHead(sent.status, { ...sent.headers, 'content-length': String(sent.body.length) });
+  }
+  res.end(sent.body);
+  return sent.status;
 }
 
 function listenOn(server: ReturnType<typeof createServer>, options: ServeOptions): Promise<AddressInfo> {
@@ -149,9 +169,14 @@ export async function serve(path: string, options: ServeOptions): Promise<number
   const output = new Output();
   const server = createServer((req, res) => {
     const started = performance.now();
-    void answer(req, handler, options, output).then((reply) => {
-      respond(res, reply);
-      const status = reply.status < 300 ? output.color.green(String(reply.status)) : output.color.red(String(reply.status));
+    // A request that fails before the handler (its client hung up mid-body) must not end the server.
+    const answered = answer(req, handler, options, output).catch((cause: unknown) => {
+      output.note(output.errColor.red(`The request failed: ${safe(String(cause))}`));
+      return gatewayError(400, 'Bad Request');
+    });
+    void answered.then((reply) => {
+      const sent = respond(res, reply, output);
+      const status = sent < 300 ? output.color.green(String(sent)) : output.color.red(String(sent));
       output.line(`${safe(req.method ?? '')} ${safe(req.url ?? '')} ${status} ${Math.round(performance.now() - started)} ms`);
     });
   });
@@ -179,7 +204,7 @@ export function serveCommand(): Command {
     .option('--handler <export>', 'the exported function to invoke', 'handler')
     .option('--port <port>', 'port to listen on (0 picks a free one)', port, 3000)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--timeout <seconds>', "the function's timeout: a longer invocation is answered 504", positiveNumber, 30)
+    .option('--timeout <seconds>', "the function's timeout: a longer invocation is answered 504 (900 at most)", lambdaTimeout, 30)
     .addHelpText(
       'after',
       `

@@ -76,19 +76,27 @@ async function walkWindow(options: ReconcileOptions, window: { since: number; un
   };
   const walk = walkMessages(options.chat, { fromSecond: Math.floor(window.since / 1000), toSecond: Math.floor(window.until / 1000), signal, onPage });
   let batch: string[] = [];
-  for await (const message of walk) {
-    const sentAt = message.sentAt * 1000;
-    // The list answers by whole seconds: a window's millisecond ends are applied here.
-    if (sentAt < window.since || sentAt > window.until) continue;
-    report.listed++;
-    const rebuilt = rebuild(message, parts);
-    if ('kind' in rebuilt) {
-      skip(report, rebuilt.kind);
-      run?.counted('skipped', 1);
-    } else if (batch.push(rebuilt.body) === IN_FLIGHT) {
-      await redeliverAll(webhooks, batch, report, signal, run);
-      batch = [];
+  try {
+    for await (const message of walk) {
+      const sentAt = message.sentAt * 1000;
+      // The list answers by whole seconds: a window's millisecond ends are applied here.
+      if (sentAt < window.since || sentAt > window.until) continue;
+      report.listed++;
+      const rebuilt = rebuild(message, parts);
+      if ('kind' in rebuilt) {
+        skip(report, rebuilt.kind);
+        run?.counted('skipped', 1);
+      } else if (batch.push(rebuilt.body) === IN_FLIGHT) {
+        const full = batch;
+        batch = [];
+        await redeliverAll(webhooks, full, report, signal, run);
+      }
     }
+  } catch (error) {
+    // A list that fails on a later page: the events already listed are still handed over (unless the caller
+    // stopped the run), so the report's `listed` are all either recovered, duplicates or skipped.
+    if (!signal?.aborted) await redeliverAll(webhooks, batch, report, signal, run);
+    throw error;
   }
   await redeliverAll(webhooks, batch, report, signal, run);
 }
@@ -139,9 +147,20 @@ export class ReconcileError extends Error {
   }
 }
 
+/** Distinct kinds `skippedByKind` names; the rest are counted as `other`. */
+const MAX_KINDS = 50;
+/** A kind is cut to this many characters (the list's own `category` and `type` strings make it). */
+const MAX_KIND_LENGTH = 64;
+
 function skip(report: ReconcileReport, kind: string): void {
   report.skipped++;
-  report.skippedByKind[kind] = (report.skippedByKind[kind] ?? 0) + 1;
+  // A list whose every message has a kind of its own (or a kind of a megabyte) would grow the report without end.
+  let name = kind.length > MAX_KIND_LENGTH ? `${kind.slice(0, MAX_KIND_LENGTH)}…` : kind;
+  const kinds = report.skippedByKind;
+  if (!Object.hasOwn(kinds, name) && Object.keys(kinds).length >= MAX_KINDS) name = 'other';
+  // Own properties only: a message of category `constructor` or `__proto__` is a count like any other.
+  const count = Object.hasOwn(kinds, name) ? (kinds[name] as number) : 0;
+  Object.defineProperty(kinds, name, { value: count + 1, enumerable: true, writable: true, configurable: true });
 }
 
 function windowOf(options: ReconcileOptions): { since: number; until: number } {

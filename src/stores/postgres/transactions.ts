@@ -17,6 +17,8 @@ import type { Statements } from './statements.js';
 
 /** The lease of a claim in a transaction until its lock is taken: a few round trips, with room for a slow server. */
 export const LOCK_GRACE_MS = 2000;
+/** A statement that would end or nest the handlers' transaction (its first word; see complete() for the rest). */
+const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release|prepare\s+transaction)\b/i;
 /** How long past the handlers' limit a transaction may sit idle before the server ends it (a frozen process). */
 const IDLE_MARGIN_MS = 5000;
 
@@ -126,6 +128,10 @@ class OpenTransaction implements InboxTransaction {
         // A handler still running after its timeout (or one that kept the object) must not write outside
         // the transaction, nor into the next one this connection carries.
         if (!this.#open) return Promise.reject(new Error('This transaction has ended (the handler returned, failed or timed out); it takes no more queries.'));
+        // Ending it here would commit the writes apart from the completion, or complete the entry without them.
+        if (typeof text === 'string' && TRANSACTION_CONTROL.test(text)) {
+          return Promise.reject(new Error(`context.transaction ends with the event's completion: "${text.trim().split(/\s+/)[0]}" is not for handlers (throw to roll back).`));
+        }
         return this.#client.query(text, values as unknown[]) as never;
       },
     };
@@ -133,6 +139,9 @@ class OpenTransaction implements InboxTransaction {
 
   complete(): Promise<void> {
     return this.#end(async () => {
+      // Fails when the handler ended the transaction anyway (a statement after another in one text): the
+      // entry is then not completed, so it runs again rather than counting as done without its effects.
+      await this.#client.query('RELEASE SAVEPOINT handlers');
       await this.#client.query(this.#settings.sql.completeOne, [this.#settings.windowMs, this.claim.key, this.claim.token]);
       await this.#client.query('COMMIT');
     });
