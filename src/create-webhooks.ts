@@ -11,6 +11,18 @@ import type { CatchUpOptions } from './reconcile/index.js';
 /** The options of `createWebhooks`, with `catchUp` also taking the options of a `catchUp(...)`. */
 export type CreateWebhooksOptions = Omit<WebhooksOptions, 'catchUp'> & { catchUp?: CatchUp | CatchUpOptions };
 
+/**
+ * Creates a receiver; a mistake in the options throws a `ConfigurationError` here.
+ *
+ * @example
+ * ```ts
+ * import { createWebhooks } from 'chat-webhooks';
+ *
+ * const webhooks = createWebhooks({ auth: { username: 'app', password: process.env.WEBHOOK_PASSWORD! } });
+ * webhooks.on('message_sent', (event) => console.log(event.data.message.data.text));
+ * webhooks.onError((error) => console.error(error.code, error.message));
+ * ```
+ */
 export function createWebhooks(options: CreateWebhooksOptions): Webhooks {
   const { catchUp } = options ?? {};
   if (!isPlain(catchUp)) return createReceiver(options as WebhooksOptions);

@@ -26,7 +26,17 @@ function eventSchema(trigger: Trigger): z.ZodType {
 
 const schemas = new Map<string, z.ZodType>();
 
-/** The zod schema of a known trigger's whole event (envelope fields included), built once. */
+/**
+ * The zod schema of a known trigger's whole event (envelope fields included), built once.
+ *
+ * @example
+ * ```ts
+ * import { eventSchemaOf } from 'chat-webhooks/schemas';
+ *
+ * const result = eventSchemaOf('message_sent').safeParse(JSON.parse(body));
+ * if (!result.success) console.error(result.error.issues);
+ * ```
+ */
 export function eventSchemaOf(trigger: Trigger): z.ZodType {
   let schema = schemas.get(trigger);
   if (!schema) schemas.set(trigger, (schema = eventSchema(trigger)));
