@@ -18,7 +18,8 @@
  * run to run (138.5 k to 143.7 k) while ours moved by 0.8 %, so scaling ours by it, or checking ours ÷ bare,
  * measured bare's noise (a first version failed its own recording that way: ours ÷ bare spread 4.5 %). The
  * figures are compared only on the Node version and CPU model they were recorded on, which is what scaling by
- * bare stood for; `npm run bench:instructions` gives the ratios to bare.
+ * bare stood for; `npm run bench:instructions` gives the ratios to bare. A set of runs that fails is followed by a
+ * second set, which decides (a lone outlier run does not fail the check; work that grew or spreads does, twice).
  *
  *   node bench/count-check.mjs                 # check against the committed figures
  *   node bench/count-check.mjs --record        # measure 3 runs, commit the medians and the spread
@@ -104,25 +105,33 @@ function verdict(connections, runs, baseline) {
   return { problems, text };
 }
 
+/** The problems of one set of runs against the committed figures; none where those are for another kind of machine. */
 function check(runs) {
   const baseline = JSON.parse(readFileSync(FILE, 'utf8'));
   const sameKind = baseline.node === process.version && baseline.cpu === cpu;
   const verdicts = CONNECTIONS.map((connections) => verdict(connections, runs[connections], baseline));
   for (const { text } of verdicts) console.log(`count-check: ${text}`);
-  const problems = verdicts.flatMap((found) => found.problems);
-  if (!sameKind) {
-    console.log(
-      `count-check: the committed figures are for node ${baseline.node} on ${baseline.cpu}, this is ${process.version} on ${cpu}: ` +
-        'not compared; record them for this kind of machine with --record.',
-    );
-  } else if (problems.length > 0) {
-    console.error(`count-check: ${problems.join('; ')}. If the extra work is wanted, record new figures (node bench/count-check.mjs --record) in a commit of their own.`);
-    process.exit(1);
-  } else {
-    console.log(`count-check: within ${percent(baseline.tolerance)} of the committed figures, spread within ${percent(baseline.spreadLimit ?? SPREAD_LIMIT)}.`);
-  }
+  if (sameKind) return verdicts.flatMap((found) => found.problems);
+  console.log(
+    `count-check: the committed figures are for node ${baseline.node} on ${baseline.cpu}, this is ${process.version} on ${cpu}: ` +
+      'not compared; record them for this kind of machine with --record.',
+  );
+  return [];
 }
 
 const runs = await measureAll();
 if (values.record) record(runs);
-else check(runs);
+else {
+  let problems = check(runs);
+  if (problems.length > 0) {
+    // One set can hold a lone outlier: the first run in a fresh CI clone counted 160.9 k at one connection where
+    // the next two counted 155.9 k. A second set decides: work that really grew, or spreads, does so again.
+    console.log(`count-check: ${problems.join('; ')}; measuring a second set of ${values.runs} runs.`);
+    problems = check(await measureAll());
+  }
+  if (problems.length > 0) {
+    console.error(`count-check: ${problems.join('; ')}. If the extra work is wanted, record new figures (node bench/count-check.mjs --record) in a commit of their own.`);
+    process.exit(1);
+  }
+  console.log('count-check: within the committed figures, and the same work from run to run.');
+}
