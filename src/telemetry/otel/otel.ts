@@ -182,7 +182,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
     attempt: (inbox, info) => handlers.attempt(inbox, info, recordBodies),
     dead: (inbox, trigger) => used.dead.add(1, { 'chat_webhooks.inbox': inbox, 'chat_webhooks.trigger': triggerOf(trigger) }),
     observe: (inbox) => observed.add(inbox),
-    reconcile: reconcileRuns(tracer, meter),
+    reconcile: reconcileRuns({ SpanKind, SpanStatusCode }, tracer, meter),
   };
 }
 

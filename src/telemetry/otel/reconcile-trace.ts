@@ -3,10 +3,17 @@
  * at the end, an error status when it stopped on one) and the counter `chat_webhooks.reconciled` by outcome
  * (`recovered`, `duplicate`, `skipped`), added as the run goes so a long run shows on a dashboard before it ends.
  */
-import { SpanKind, SpanStatusCode, type Counter, type Meter, type Tracer } from '@opentelemetry/api';
+import type * as OpenTelemetryApi from '@opentelemetry/api';
+import type { Counter, Meter, Tracer } from '@opentelemetry/api';
 import type { ReconcileInfo, ReconcileTelemetry } from '../hooks.js';
 
-export function reconcileRuns(tracer: Tracer, meter: Meter): (info: ReconcileInfo) => ReconcileTelemetry {
+/** `api`: the enums of the peer otel.ts loaded (only it loads the peer, so that its absence is said in one sentence). */
+export function reconcileRuns(
+  api: Pick<typeof OpenTelemetryApi, 'SpanKind' | 'SpanStatusCode'>,
+  tracer: Tracer,
+  meter: Meter,
+): (info: ReconcileInfo) => ReconcileTelemetry {
+  const { SpanKind, SpanStatusCode } = api;
   let reconciled: Counter | undefined;
   return (info) => {
     reconciled ??= meter.createCounter('chat_webhooks.reconciled', {
