@@ -93,7 +93,8 @@ function record(runs) {
 function verdict(connections, runs, baseline) {
   const { median, spread } = summarise(runs);
   const committed = baseline.connections?.[connections];
-  const spreadLimit = baseline.spreadLimit ?? SPREAD_LIMIT;
+  // A concurrency may carry its own limit, with the measured reason beside it in the baseline (`spreadNote`).
+  const spreadLimit = committed?.spreadLimit ?? baseline.spreadLimit ?? SPREAD_LIMIT;
   const problems = [];
   if (spread > spreadLimit) problems.push(`at ${connections}, ours' counts spread by ${percent(spread)} over ${runs.length} runs (limit ${percent(spreadLimit)})`);
   if (!committed) return { problems, text: `${connections} connection(s): no committed figure; ours ${format(median.ours)}, spread ${percent(spread)}` };
