@@ -20,6 +20,10 @@
  * figures are compared only on the Node version and CPU model they were recorded on, which is what scaling by
  * bare stood for; `npm run bench:instructions` gives the ratios to bare. A set of runs that fails is followed by a
  * second set, which decides (a lone outlier run does not fail the check; work that grew or spreads does, twice).
+ * Not yet the same work in every run (issue 40 is open): at either concurrency a run may count ~5 k instructions a
+ * request more than the others (160.9 k against 156.0 k at one connection, 159.6-159.9 k against 154.4-154.8 k
+ * at 50, in fresh CI clones), so a rise is judged on the least of the runs and the spread limit is 4 %, each
+ * concurrency's reason written beside it in the baseline (`spreadNote`).
  *
  *   node bench/count-check.mjs                 # check against the committed figures
  *   node bench/count-check.mjs --record        # measure 3 runs, commit the medians and the spread
@@ -98,10 +102,12 @@ function verdict(connections, runs, baseline) {
   const problems = [];
   if (spread > spreadLimit) problems.push(`at ${connections}, ours' counts spread by ${percent(spread)} over ${runs.length} runs (limit ${percent(spreadLimit)})`);
   if (!committed) return { problems, text: `${connections} connection(s): no committed figure; ours ${format(median.ours)}, spread ${percent(spread)}` };
-  const change = median.ours / committed.instructionsPerRequest - 1;
+  // The least of the runs: some runs do ~5 k more work a request (below), and a rise must show in every run.
+  const least = Math.min(...runs.map((run) => run.ours));
+  const change = least / committed.instructionsPerRequest - 1;
   if (change > baseline.tolerance) problems.push(`at ${connections}, ${percent(change)} over the committed ${format(committed.instructionsPerRequest)} (tolerance ${percent(baseline.tolerance)})`);
   const text =
-    `${connections} connection(s): ours-node ${format(median.ours)} instructions per request (median of ${runs.length}), ` +
+    `${connections} connection(s): ours-node ${format(least)} instructions per request (least of ${runs.length}; median ${format(median.ours)}), ` +
     `${percent(change)} against the committed ${format(committed.instructionsPerRequest)}; spread ${percent(spread)}`;
   return { problems, text };
 }
