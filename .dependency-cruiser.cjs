@@ -136,9 +136,19 @@ module.exports = {
       severity: 'error',
       comment:
         'The receiver, the clients and every room below never import reconcile: only the CLI (a user of its public entry) does, and the ' +
-        "package's createWebhooks (src/create-webhooks.ts, above every room), lazily, for catchUp's plain form.",
-      from: { path: ours, pathNot: ['^src/(reconcile|cli)/', '^src/create-webhooks\\.ts$'] },
+        "main entry, for the package's createWebhooks (src/reconcile/create-webhooks.ts, which loads the rest of reconcile lazily, for catchUp's plain form).",
+      from: { path: ours, pathNot: ['^src/(reconcile|cli)/', '^src/index\\.ts$'] },
       to: { path: '^src/reconcile/' },
+    },
+    {
+      name: 'main-entry-loads-no-reconcile',
+      severity: 'error',
+      comment:
+        "Of reconcile, the main entry imports only the package's createWebhooks, and that file loads the rest with import() at a " +
+        "catch-up's first call: a receiver without catchUp never loads it. (Its type import of catch-up.ts, which swc reports as " +
+        'an import, is erased by the compiler; test/cold/entry-sizes.test.ts would see a real one.)',
+      from: { path: '^src/(index|reconcile/create-webhooks)\\.ts$' },
+      to: { path: '^src/reconcile/', pathNot: '^src/reconcile/(create-webhooks|catch-up)\\.ts$', dependencyTypesNot: ['dynamic-import'] },
     },
     {
       name: 'testing-imports-public-entries',

@@ -13,7 +13,7 @@ import { tableFiles, withDesignTables, withTables } from './tables.mjs';
 const root = new URL('../', import.meta.url);
 // Emit without type checking: the checks include the very file this regenerates, which may be stale.
 execSync('npx tsc -p tsconfig.build.json --noCheck', { cwd: root, stdio: 'inherit' });
-const { registry, triggers } = await import(new URL('dist/src/schemas.js', root).href);
+const { registry, triggers } = await import(new URL('dist/src/receive/schemas.js', root).href);
 const { idempotencyFields } = await import(new URL('dist/src/events/index.js', root).href);
 const { eventSchemaOf } = await import(new URL('dist/src/events/event-schema.js', root).href);
 const { validatorsSource } = await import(new URL('dist/src/compile/index.js', root).href);

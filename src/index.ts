@@ -3,7 +3,7 @@
  * (receive/), dispatch (handlers, errors, logger), delivery (the Inbox port, the worker), the in-memory store,
  * telemetry's hook types and the events.
  */
-export { createWebhooks, type CreateWebhooksOptions } from './create-webhooks.js';
+export { createWebhooks, type CreateWebhooksOptions } from './reconcile/create-webhooks.js';
 export { BodyArrival, createBasicAuthVerifier, idempotencyKey, parseWebhook, safeParseWebhook, verifyBasicAuth } from './receive/index.js';
 export type {
   BasicAuthCredentials,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { keysTable, statusTable, statusTableText, tableFiles, triggerTable, withDesignTables, withTables } from '../scripts/tables.mjs';
 import { triggers } from '../src/index.js';
-import { registry } from '../src/schemas.js';
+import { registry } from '../src/receive/schemas.js';
 import { idempotencyFields } from '../src/events/index.js';
 import { samples } from '../src/testing/generated/samples.js';
 

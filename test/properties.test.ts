@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createWebhooks, triggers, type ParsedWebhook, type Trigger } from '../src/index.js';
-import { registry } from '../src/schemas.js';
+import { registry } from '../src/receive/schemas.js';
 import { buildRequest } from '../src/testing/index.js';
 import { arbitraryOf } from './support/arbitrary.js';
 

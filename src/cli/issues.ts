@@ -1,6 +1,6 @@
 /** Validation as the CLI shows it: the receiver's own verdict, one path-precise line per issue. */
 // The CLI explains every invalid payload it is shown: zod's side is loaded up front (chat-webhooks/schemas).
-import '../schemas.js';
+import '../receive/schemas.js';
 import { isKnownTrigger, safeParseWebhook, type WebhookError } from '../index.js';
 
 export interface Issue {

@@ -1,7 +1,7 @@
 /** `triggers`: the triggers this version knows, what fires them, and what their idempotency key is made of. */
 import { Command } from 'commander';
 import { triggers as known } from '../index.js';
-import { registry } from '../schemas.js';
+import { registry } from '../receive/schemas.js';
 import { keyFieldsOf } from './keys.js';
 import { Output } from './output.js';
 import { summaries } from './summaries.js';

@@ -1,6 +1,6 @@
 /**
  * The events folder's public face: the trigger ids, the event types and the keys. Nothing here loads zod: the
- * registry's schemas are chat-webhooks/schemas' (src/schemas.ts), and the receive path validates with the
+ * registry's schemas are chat-webhooks/schemas' (src/receive/schemas.ts), and the receive path validates with the
  * validators generated from them.
  */
 export { triggers } from './generated/validators.js';

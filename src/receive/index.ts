@@ -5,6 +5,8 @@
  * src/index.ts and the adapters import it; it exports only receive's own code (each other room has its own).
  */
 export { createWebhooks } from './webhooks.js';
+/** What createWebhooks throws on a mistake in its options: the rooms above (reconcile) throw the same. */
+export { ConfigurationError } from '../dispatch/index.js';
 export type { CatchUp, CatchUpContext, CloseOptions, CloseResult, DuplicateContext, HandleOptions, ReceiveContext, ReceiveOutcome, RedeliverOptions, Redelivery, Webhooks, WebhooksOptions } from './webhooks.js';
 export { idempotencyKey } from './idempotency.js';
 export type { IdempotencyKeys } from './idempotency.js';

@@ -12,7 +12,7 @@ import {
   type WebhookRequest,
 } from '../index.js';
 // Tests are no cold start: zod's side is loaded, so that an override that breaks the schema is explained at once.
-import '../schemas.js';
+import '../receive/schemas.js';
 import { samples } from './generated/samples.js';
 
 type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;

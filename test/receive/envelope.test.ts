@@ -11,7 +11,7 @@ import { inspectDelivery } from '../../src/receive/parse/parse.js';
 import { envelopeProblem, eventIssues, MAX_TRIGGER_LENGTH } from '../../src/receive/parse/validate.js';
 import { createTestEvent } from '../../src/testing/index.js';
 // zod's side, loaded as chat-webhooks/schemas loads it: synchronous explanations from the first rejection on.
-import '../../src/schemas.js';
+import '../../src/receive/schemas.js';
 
 describe('envelopeProblem', () => {
   it('says why a value is not an envelope', () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isKnownTrigger, parseWebhook, safeParseWebhook, triggers, WebhookError } from '../../src/index.js';
-import { registry } from '../../src/schemas.js';
+import { registry } from '../../src/receive/schemas.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8');
 const event = (name: string) => JSON.parse(fixture(name));

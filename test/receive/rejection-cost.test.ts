@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { safeParseWebhook } from '../../src/index.js';
 import { MAX_REPORTED_ISSUES } from '../../src/receive/parse/explain.js';
 // zod's side, loaded as chat-webhooks/schemas loads it: synchronous explanations from the first rejection on.
-import '../../src/schemas.js';
+import '../../src/receive/schemas.js';
 
 const fixture = JSON.parse(readFileSync(new URL('../../fixtures/message_sent.json', import.meta.url), 'utf8'));
 const copy = () => structuredClone(fixture);

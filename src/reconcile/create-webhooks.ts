@@ -1,12 +1,12 @@
 /**
  * `createWebhooks` as the package exports it: the receiver's own, which also takes the plain form of catch-up,
- * `catchUp: { chat, webhook, … }`, as `catchUp({ chat, webhook, … })` of chat-webhooks/reconcile. It lives here,
- * above every room, because the receiver may not import reconcile; and reconcile is loaded at the catch-up's
- * first call, not at import, so a receiver without catchUp (a Lambda bundle) never loads it, the REST client or zod.
+ * `catchUp: { chat, webhook, … }`, as `catchUp({ chat, webhook, … })` of chat-webhooks/reconcile. It lives in
+ * reconcile/ because the receiver may not import reconcile, and only the main entry imports this file; the rest of
+ * reconcile is loaded at the catch-up's first call, not at import, so a receiver without catchUp (a Lambda bundle)
+ * never loads it, the REST client or zod.
  */
-import { createWebhooks as createReceiver, type CatchUp, type CatchUpContext, type Webhooks, type WebhooksOptions } from './receive/index.js';
-import { ConfigurationError } from './dispatch/index.js';
-import type { CatchUpOptions } from './reconcile/index.js';
+import { ConfigurationError, createWebhooks as createReceiver, type CatchUp, type CatchUpContext, type Webhooks, type WebhooksOptions } from '../receive/index.js';
+import type { CatchUpOptions } from './catch-up.js';
 
 /** The options of `createWebhooks`, with `catchUp` also taking the options of a `catchUp(...)`. */
 export type CreateWebhooksOptions = Omit<WebhooksOptions, 'catchUp'> & { catchUp?: CatchUp | CatchUpOptions };
@@ -51,7 +51,7 @@ function checked(options: CatchUpOptions): CatchUpOptions {
 /** A CatchUp that loads chat-webhooks/reconcile's at its first call and hands every call to it. */
 function lazyCatchUp(options: CatchUpOptions): CatchUp {
   let loaded: Promise<CatchUp> | undefined;
-  const real = () => (loaded ??= import('./reconcile/index.js').then((reconcile) => reconcile.catchUp(options)));
+  const real = () => (loaded ??= import('./index.js').then((reconcile) => reconcile.catchUp(options)));
   return {
     horizonMs: options.horizonMs ?? DEFAULT_HORIZON_MS,
     start: async (context: CatchUpContext) => (await real()).start(context),
