@@ -97,20 +97,3 @@ export function parseRetryAfter(header: string | null, now = Date.now()): number
   const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    // Only ever registered on a signal.
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

@@ -11,7 +11,8 @@ import { ApiError, type ApiErrorCode, ValidationError, redact, redactAndCut, saf
 import { AnswerTooLarge, DEFAULT_MAX_RESPONSE_BYTES, readCapped } from './read-answer.js';
 import { RedirectRefused, fetchWithinOrigin } from './redirects.js';
 import { backoffMs } from '../platform/backoff.js';
-import { type ApiRetryOptions, parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from './retry.js';
+import { type ApiRetryOptions, parseRetryAfter, retriesFailure, retriesStatus, retryPolicy } from './retry.js';
+import { sleep } from '../platform/sleep.js';
 
 /** A query value: arrays repeat the key; `undefined` and `null` leave it out. */
 export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number | boolean>;

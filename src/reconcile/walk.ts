@@ -6,6 +6,7 @@
  * the last one. A 429 is waited out for its `Retry-After`; other errors are the client's `ApiError`s.
  */
 import { ApiError, type ApiMessage, type ChatClient, type MessageList } from '../api/index.js';
+import { sleep } from '../platform/sleep.js';
 
 export const PAGE_LIMIT = 1000;
 /** Consecutive 429s waited out before the walk gives up with the last one. */
@@ -85,20 +86,5 @@ function stuck(why: string): ApiError {
     method: 'GET',
     url: '/messages',
     status: 200,
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -7,7 +7,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/api/errors.js';
-import { parseRetryAfter, retriesFailure, retriesStatus, retryPolicy, sleep } from '../../src/api/retry.js';
+import { parseRetryAfter, retriesFailure, retriesStatus, retryPolicy } from '../../src/api/retry.js';
+import { sleep } from '../../src/platform/sleep.js';
 
 const DEFAULTS = { retries: 2, minDelayMs: 200, maxDelayMs: 5_000, maxRetryAfterMs: 60_000 };
 
