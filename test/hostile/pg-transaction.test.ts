@@ -3,47 +3,12 @@
  * `context.transaction.query` (`ROLLBACK`, `COMMIT`, or hidden after another statement). Whatever it sends, no
  * entry may be marked done without its effects. Against the run's throw-away cluster, with real workers.
  */
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWorker } from '../../src/index.js';
-import { postgresInbox } from '../../src/stores/postgres/index.js';
-import type { Inbox } from '../../src/delivery/port.js';
 import { entry } from '../inbox/contract.js';
-import { postgresDatabase } from '../support/postgres-server.js';
+import { transactionBench, until } from '../support/postgres-transactions.js';
 
-const database = postgresDatabase();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-let serial = 0;
-const fresh = () => `txh_${process.pid}_${++serial}`;
-
-let client: pg.Client;
-beforeAll(async () => {
-  client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-});
-afterAll(() => client.end());
-
-const closing: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close().catch(() => undefined);
-});
-
-async function setup(): Promise<{ inbox: Inbox; effects: string }> {
-  const schema = fresh();
-  const effects = `${schema}_effects`;
-  await client.query(`CREATE TABLE ${effects} (key text NOT NULL, attempt int NOT NULL)`);
-  const inbox = postgresInbox({ connectionString: database.url, schema, pollMs: 50 });
-  closing.push(() => inbox.close());
-  return { inbox, effects };
-}
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('Timed out waiting');
-    await sleep(20);
-  }
-}
+const { client, setup, closing } = transactionBench('txh');
 
 type Handler = (transaction: { query(text: string, values?: unknown[]): Promise<unknown> }, key: string, attempt: number, effects: string) => Promise<void>;
 
@@ -56,16 +21,16 @@ function runWith(statement: string): Promise<{ effects: Array<{ key: string; att
 }
 
 async function runHandler(handler: Handler): Promise<{ effects: Array<{ key: string; attempt: number }>; errors: string[] }> {
-  const { inbox, effects } = await setup();
+  const { inbox, effects, schema } = await setup();
   const errors: string[] = [];
   const worker = createWorker({ inbox, transaction: true, concurrency: 2, closeInbox: false, retry: { attempts: 3, minDelayMs: 1, maxDelayMs: 5 }, logger: { error: (_o: unknown, m: string) => void errors.push(m) } })
     .on('message_sent', (_event, { key, attempt, transaction }) => handler(transaction, key, attempt, effects))
     .onError(() => undefined)
     .start();
   closing.push(() => worker.close());
-  for (let i = 0; i < 3; i++) await inbox.put(entry(`hostile-${serial}-${i}`));
+  for (let i = 0; i < 3; i++) await inbox.put(entry(`hostile-${schema}-${i}`));
   await until(async () => (await inbox.stats()).done === 3);
-  const rows = (await client.query(`SELECT key, attempt FROM ${effects} ORDER BY key, attempt`)).rows;
+  const rows = (await client().query(`SELECT key, attempt FROM ${effects} ORDER BY key, attempt`)).rows;
   return { effects: rows, errors };
 }
 

@@ -7,8 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, createWebhooks, createWorker, memoryInbox, type WebhookError } from '../../src/index.js';
 import { postgresInbox } from '../../src/stores/postgres/index.js';
 import { sqliteInbox } from '../../src/stores/sqlite/index.js';
@@ -16,53 +15,20 @@ import { redisInbox } from '../../src/stores/redis/index.js';
 import { buildRequest, createTestEvent } from '../../src/testing/index.js';
 import type { Inbox } from '../../src/delivery/port.js';
 import { entry } from './contract.js';
-import { postgresDatabase } from '../support/postgres-server.js';
+import { sleep, transactionBench, until } from '../support/postgres-transactions.js';
 
-const database = postgresDatabase();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-let serial = 0;
-const fresh = () => `tx_${process.pid}_${++serial}`;
+const { database, client, setup, closing } = transactionBench('tx');
 const quiet = { logger: {} };
 
-let client: pg.Client;
-beforeAll(async () => {
-  client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-});
-afterAll(() => client.end());
-
-const closing: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close().catch(() => undefined);
-});
-
-/** A fresh schema, and an effects table (no unique constraint: a double would show). */
-async function setup(pollMs = 50): Promise<{ inbox: Inbox; effects: string; schema: string }> {
-  const schema = fresh();
-  const effects = `${schema}_effects`;
-  await client.query(`CREATE TABLE ${effects} (key text NOT NULL, attempt int NOT NULL)`);
-  const inbox = postgresInbox({ connectionString: database.url, schema, pollMs });
-  closing.push(() => inbox.close());
-  return { inbox, effects, schema };
-}
-
-async function until(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('Timed out waiting');
-    await sleep(20);
-  }
-}
-
-const rowsOf = async (effects: string) => (await client.query(`SELECT key, attempt FROM ${effects} ORDER BY key, attempt`)).rows;
+const rowsOf = async (effects: string) => (await client().query(`SELECT key, attempt FROM ${effects} ORDER BY key, attempt`)).rows;
 const entryRow = async (schema: string, key: string) =>
-  (await client.query(`SELECT state, attempts, last_error FROM ${schema}.inbox WHERE key = $1`, [key])).rows[0] as
+  (await client().query(`SELECT state, attempts, last_error FROM ${schema}.inbox WHERE key = $1`, [key])).rows[0] as
     | { state: number; attempts: number; last_error: string | null }
     | undefined;
 
 describe('transaction: true on postgresInbox', () => {
   it('commits what a handler wrote through context.transaction with the completion', async () => {
-    const { inbox, effects } = await setup();
+    const { inbox, effects, schema } = await setup();
     const worker = createWorker({ inbox, transaction: true, concurrency: 2, closeInbox: false })
       .on('message_sent', async (event, { key, attempt, transaction }) => {
         await transaction.query(`INSERT INTO ${effects} (key, attempt) VALUES ($1, $2)`, [key, attempt]);
@@ -72,7 +38,7 @@ describe('transaction: true on postgresInbox', () => {
       })
       .start();
     closing.push(() => worker.close());
-    for (let i = 0; i < 10; i++) await inbox.put(entry(`ok-${serial}-${i}`));
+    for (let i = 0; i < 10; i++) await inbox.put(entry(`ok-${schema}-${i}`));
     await until(async () => (await inbox.stats()).done === 10);
     expect(await rowsOf(effects)).toHaveLength(10);
     expect(new Set((await rowsOf(effects)).map((row) => row.key)).size).toBe(10);
@@ -168,7 +134,7 @@ describe('transaction: true on postgresInbox', () => {
     await until(async () => running);
     // Scans of the inbox table by every backend (a backend reports its counts about once a second).
     const scans = async () =>
-      Number((await client.query(`SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'inbox'`, [schema])).rows[0].n);
+      Number((await client().query(`SELECT coalesce(idx_scan, 0) + coalesce(seq_scan, 0) AS n FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'inbox'`, [schema])).rows[0].n);
     await sleep(2500); // Past the claim's short lease (LOCK_GRACE_MS): the row is due, and locked.
     const before = await scans();
     await sleep(2000);
@@ -197,10 +163,10 @@ describe('transaction: true on postgresInbox', () => {
 
 describe('transaction: true connections', () => {
   it('one per handler in flight: the pool is sized from the workers\' concurrency, and a claim beyond it waits', async () => {
-    const { inbox } = await setup();
+    const { inbox, schema } = await setup();
     const transactions = inbox.transactions!;
     const release = transactions.reserve(1);
-    for (let i = 0; i < 2; i++) await inbox.put(entry(`pool-${serial}-${i}`));
+    for (let i = 0; i < 2; i++) await inbox.put(entry(`pool-${schema}-${i}`));
     const first = await transactions.claimInTransaction({ leaseMs: 1000, waitMs: 0, timeoutMs: 5000 });
     expect(first).toBeDefined();
     let second: unknown;
@@ -216,7 +182,7 @@ describe('transaction: true connections', () => {
   });
 
   it('keeps no session state: nothing prepared, and commits flushed (not the worker\'s synchronous_commit = off)', async () => {
-    const { inbox, effects } = await setup();
+    const { inbox, effects, schema } = await setup();
     const seen: Array<{ prepared: number; sync: string; pid: number }> = [];
     const handler = async (_event: unknown, { key, transaction }: { key: string; transaction: import('../../src/index.js').HandlerTransaction }) => {
       await transaction.query(`INSERT INTO ${effects} (key, attempt) VALUES ($1, 1)`, [key]);
@@ -228,7 +194,7 @@ describe('transaction: true connections', () => {
     };
     const workers = [2, 3].map((concurrency) => createWorker({ inbox, transaction: true, concurrency, closeInbox: false }).on('message_sent', handler).start());
     for (const worker of workers) closing.push(() => worker.close());
-    for (let i = 0; i < 40; i++) await inbox.put(entry(`conn-${serial}-${i}`));
+    for (let i = 0; i < 40; i++) await inbox.put(entry(`conn-${schema}-${i}`));
     await until(async () => (await inbox.stats()).done === 40);
     // A pooler in transaction mode may give each transaction another server connection: none relies on the last.
     expect(seen.every((row) => row.prepared === 0)).toBe(true);
