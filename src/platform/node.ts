@@ -71,7 +71,10 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return view.toString();
 }
 
-const load = createRequire(import.meta.url);
+// Made at the first load, not at import: createRequire resolves this file's path and builds a module, a cost a
+// receiver's cold start would pay for nothing (it loads no peer and explains no rejection until one comes).
+let requireFromHere: NodeJS.Require | undefined;
+const load = (specifier: string): unknown => (requireFromHere ??= createRequire(import.meta.url))(specifier);
 
 /**
  * Loads an entry's optional peer dependencies (synchronously, so an entry can load them as it is imported):
