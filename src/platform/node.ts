@@ -2,7 +2,8 @@
  * The runtime seam, Node's side (also what Bun and Deno load): digests, random values, UTF-8. Chosen through
  * package.json's `imports` (`#platform`); web.ts is the same contract on web APIs only.
  */
-import { Buffer } from 'node:buffer';
+// Buffer is the global one (Node, Bun and Deno all have it): importing node:buffer as an ES module builds its
+// facade, which reads every export (Blob, File and the rest load their internals), ~1 ms of a cold start.
 import * as crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { missingPeerError, notInstalled } from './peer.js';
