@@ -116,7 +116,19 @@ export function lowerCaseEquals(text: string, lower: string): boolean {
  * would be decoded one way by a framework's parser and another way here, so it is refused everywhere.
  */
 export function isJsonContentType(contentType: string): boolean {
-  if (contentType === 'application/json') return true;
+  // A sender spells its Content-Type the same way every time: comparing with the last accepted spelling is a
+  // memcmp, where folding `Application/json` a character at a time cost about 900 instructions a request.
+  if (contentType === 'application/json' || contentType === lastJsonType) return true;
+  if (!isJsonType(contentType)) return false;
+  if (contentType.length <= MAX_REMEMBERED_TYPE) lastJsonType = contentType;
+  return true;
+}
+
+/** The last Content-Type accepted as JSON (short ones only: a sender must not make every request compare kilobytes). */
+let lastJsonType = 'application/json';
+const MAX_REMEMBERED_TYPE = 64;
+
+function isJsonType(contentType: string): boolean {
   // The platform sends `Application/json`: compared without lower-casing, which would make a string.
   if (lowerCaseEquals(contentType, 'application/json')) return true;
   const [mediaType = '', ...parameters] = contentType.split(';');
