@@ -6,26 +6,45 @@
  * are counted in the timer's ticks rather than read from the clock, which spares every request a clock read
  * (about 70 ns; intake's one read serves the duplicate window and the handlers).
  */
-import { BodyArrival } from '../http.js';
+import { BodyArrival, type ArrivalListener } from '../http.js';
 import type { WebhookBody } from '../parse/parse.js';
 
 /** A body still being read. */
 export type Reading = Promise<WebhookBody> | BodyArrival;
 
 /** Calls back once the body is read, whichever way the adapter tells it. */
-export function whenRead(reading: Reading, arrived: (body: WebhookBody) => void, failed: (cause: unknown) => void): void {
-  if (reading instanceof BodyArrival) reading.onArrival(arrived, failed);
-  else reading.then(arrived, failed);
+export function whenRead(reading: Reading, listener: ArrivalListener): void {
+  if (reading instanceof BodyArrival) reading.listen(listener);
+  else reading.then((body) => listener.arrived(body), (cause: unknown) => listener.failed(cause));
 }
 
 export const TIMED_OUT = Symbol('timed out');
 export type Arrival = WebhookBody | typeof TIMED_OUT;
 
-interface Waiting {
-  deadline: number;
-  arrived: (arrival: Arrival) => void;
+/** Who hears how a watched body ends: its arrival, TIMED_OUT, or its failure. */
+export interface DeadlineListener {
+  arrived(arrival: Arrival): void;
+  failed(cause: unknown): void;
+}
+
+/** A body being watched: its place in the deadline order, and the listener of the reading itself. */
+class Waiting implements ArrivalListener {
   previous: Waiting | undefined;
   next: Waiting | undefined;
+
+  constructor(
+    private readonly deadlines: BodyDeadlines,
+    readonly deadline: number,
+    readonly target: DeadlineListener,
+  ) {}
+
+  arrived(body: WebhookBody): void {
+    if (this.deadlines.release(this)) this.target.arrived(body);
+  }
+
+  failed(cause: unknown): void {
+    if (this.deadlines.release(this)) this.target.failed(cause);
+  }
 }
 
 export class BodyDeadlines {
@@ -49,20 +68,17 @@ export class BodyDeadlines {
    * a promise: this is on every request's path, and each promise in it costs.
    */
   watch(reading: Reading, arrived: (arrival: Arrival) => void, failed: (cause: unknown) => void): void {
+    this.listen(reading, { arrived, failed });
+  }
+
+  /** `watch` with both callbacks on one object: the receiver's, which spares a request its closures. */
+  listen(reading: Reading, target: DeadlineListener): void {
     // A body that starts the timer is in step with its ticks. Any other may come just before a tick, which
     // must not count as a whole one: it gets one tick more.
-    const deadline = this.#ticks + this.#ticksAllowed + (this.#timer ? 1 : 0);
-    const waiting: Waiting = { deadline, arrived, previous: this.#last, next: undefined };
+    const waiting = new Waiting(this, this.#ticks + this.#ticksAllowed + (this.#timer ? 1 : 0), target);
+    waiting.previous = this.#last;
     this.#add(waiting);
-    whenRead(
-      reading,
-      (body) => {
-        if (this.#remove(waiting)) arrived(body);
-      },
-      (cause: unknown) => {
-        if (this.#remove(waiting)) failed(cause);
-      },
-    );
+    whenRead(reading, waiting);
   }
 
   #add(waiting: Waiting): void {
@@ -76,8 +92,8 @@ export class BodyDeadlines {
     }
   }
 
-  /** Unlinks a waiting request; false when it was already gone (expired). */
-  #remove(waiting: Waiting): boolean {
+  /** Unlinks a waiting request (its body arrived, failed or expired); false when it was already gone. */
+  release(waiting: Waiting): boolean {
     const { previous, next } = waiting;
     if (previous === undefined && this.#first !== waiting) return false;
     if (previous) previous.next = next;
@@ -92,8 +108,8 @@ export class BodyDeadlines {
     const now = ++this.#ticks;
     while (this.#first && this.#first.deadline <= now) {
       const expired = this.#first;
-      this.#remove(expired);
-      expired.arrived(TIMED_OUT);
+      this.release(expired);
+      expired.target.arrived(TIMED_OUT);
     }
     if (!this.#first) {
       clearInterval(this.#timer);
