@@ -21,35 +21,42 @@ export function whenRead(reading: Reading, listener: ArrivalListener): void {
 export const TIMED_OUT = Symbol('timed out');
 export type Arrival = WebhookBody | typeof TIMED_OUT;
 
-/** Who hears how a watched body ends: its arrival, TIMED_OUT, or its failure. */
-export interface DeadlineListener {
-  arrived(arrival: Arrival): void;
-  failed(cause: unknown): void;
-}
+/**
+ * A body being read, and who hears how that ends: the body, TIMED_OUT, or the failure (`answer`,
+ * `unreadable`). It is its own place in the deadline order, so watching a body makes no object besides it.
+ */
+export abstract class Watched implements ArrivalListener {
+  previous: Watched | undefined;
+  next: Watched | undefined;
+  deadline = 0;
+  /** The deadlines watching it; none when bodies have no time limit. */
+  deadlines: BodyDeadlines | undefined;
 
-/** A body being watched: its place in the deadline order, and the listener of the reading itself. */
-class Waiting implements ArrivalListener {
-  previous: Waiting | undefined;
-  next: Waiting | undefined;
-
-  constructor(
-    private readonly deadlines: BodyDeadlines,
-    readonly deadline: number,
-    readonly target: DeadlineListener,
-  ) {}
+  abstract answer(arrival: Arrival): void;
+  abstract unreadable(cause: unknown): void;
 
   arrived(body: WebhookBody): void {
-    if (this.deadlines.release(this)) this.target.arrived(body);
+    if (this.deadlines === undefined || this.deadlines.release(this)) this.answer(body);
   }
 
   failed(cause: unknown): void {
-    if (this.deadlines.release(this)) this.target.failed(cause);
+    if (this.deadlines === undefined || this.deadlines.release(this)) this.unreadable(cause);
+  }
+}
+
+/** A watched body told to two callbacks (`watch`). */
+class Callbacks extends Watched {
+  constructor(
+    readonly answer: (arrival: Arrival) => void,
+    readonly unreadable: (cause: unknown) => void,
+  ) {
+    super();
   }
 }
 
 export class BodyDeadlines {
-  #first: Waiting | undefined;
-  #last: Waiting | undefined;
+  #first: Watched | undefined;
+  #last: Watched | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   readonly #tickMs: number;
   /** Ticks so far; they advance only while a body is awaited, and deadlines are reckoned in them. */
@@ -68,20 +75,21 @@ export class BodyDeadlines {
    * a promise: this is on every request's path, and each promise in it costs.
    */
   watch(reading: Reading, arrived: (arrival: Arrival) => void, failed: (cause: unknown) => void): void {
-    this.listen(reading, { arrived, failed });
+    this.listen(reading, new Callbacks(arrived, failed));
   }
 
-  /** `watch` with both callbacks on one object: the receiver's, which spares a request its closures. */
-  listen(reading: Reading, target: DeadlineListener): void {
+  /** `watch` for a listener object: the receiver's, which spares a request its closures. */
+  listen(reading: Reading, watched: Watched): void {
     // A body that starts the timer is in step with its ticks. Any other may come just before a tick, which
     // must not count as a whole one: it gets one tick more.
-    const waiting = new Waiting(this, this.#ticks + this.#ticksAllowed + (this.#timer ? 1 : 0), target);
-    waiting.previous = this.#last;
-    this.#add(waiting);
-    whenRead(reading, waiting);
+    watched.deadline = this.#ticks + this.#ticksAllowed + (this.#timer ? 1 : 0);
+    watched.deadlines = this;
+    watched.previous = this.#last;
+    this.#add(watched);
+    whenRead(reading, watched);
   }
 
-  #add(waiting: Waiting): void {
+  #add(waiting: Watched): void {
     if (this.#last) this.#last.next = waiting;
     else this.#first = waiting;
     this.#last = waiting;
@@ -93,7 +101,7 @@ export class BodyDeadlines {
   }
 
   /** Unlinks a waiting request (its body arrived, failed or expired); false when it was already gone. */
-  release(waiting: Waiting): boolean {
+  release(waiting: Watched): boolean {
     const { previous, next } = waiting;
     if (previous === undefined && this.#first !== waiting) return false;
     if (previous) previous.next = next;
@@ -109,7 +117,7 @@ export class BodyDeadlines {
     while (this.#first && this.#first.deadline <= now) {
       const expired = this.#first;
       this.release(expired);
-      expired.target.arrived(TIMED_OUT);
+      expired.answer(TIMED_OUT);
     }
     if (!this.#first) {
       clearInterval(this.#timer);

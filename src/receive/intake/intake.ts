@@ -9,7 +9,7 @@ import type { Inbox, InboxEntry } from '../../delivery/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
 import type { AppBinding } from '../auth/auth.js';
 import { CommitTimeout, Commits } from './commit.js';
-import { BodyDeadlines, TIMED_OUT, whenRead, type Arrival, type DeadlineListener, type Reading } from './body-deadlines.js';
+import { BodyDeadlines, TIMED_OUT, Watched, whenRead, type Arrival, type Reading } from './body-deadlines.js';
 import { isThenable } from '../../dispatch/dispatcher.js';
 import { WebhookError } from '../../dispatch/errors.js';
 import { forwardingInbox, type Enqueue } from './forward.js';
@@ -211,16 +211,18 @@ export class Intake {
 }
 
 /** A request whose body is still arriving: it answers once the body is in, or failed, or took too long. */
-class PendingAnswer implements DeadlineListener {
+class PendingAnswer extends Watched {
   constructor(
     private readonly intake: Intake,
     private readonly options: HandleOptions,
     private readonly send: (response: WebhookResponse) => void,
     private readonly start: StartWork,
     private readonly apps: AppBinding | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
-  arrived(arrival: Arrival): void {
+  answer(arrival: Arrival): void {
     const { answers } = this.intake;
     let answer: Answer;
     try {
@@ -231,7 +233,7 @@ class PendingAnswer implements DeadlineListener {
     answers.deliver(answer, this.send, this.start);
   }
 
-  failed(cause: unknown): void {
+  unreadable(cause: unknown): void {
     const { answers } = this.intake;
     answers.deliver(answers.unreadable(cause), this.send, this.start);
   }
