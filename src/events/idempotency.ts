@@ -32,9 +32,11 @@ export const idempotencyFields: Readonly<Record<string, readonly (readonly strin
 });
 
 function valueAt(data: unknown, path: readonly string[]): string | undefined {
-  let value = data;
+  // The first step read apart from the others: one read of `data` and `message` by every name of every path
+  // goes megamorphic (~100 instructions a read, callgrind), two reads that each see one kind of object do not.
+  let value = (data as Record<string, unknown> | null | undefined)?.[path[0] as string];
   // A scalar on the way reads as no value: none of the documented names is a property of a string or number.
-  for (const step of path) value = (value as Record<string, unknown> | null | undefined)?.[step];
+  for (let i = 1; i < path.length; i++) value = (value as Record<string, unknown> | null | undefined)?.[path[i] as string];
   return idText(value);
 }
 
