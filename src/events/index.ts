@@ -5,7 +5,7 @@
  */
 export { triggers } from './generated/validators.js';
 export type { EnvelopeType, Registry, Trigger, TriggerDefinition } from './registry.js';
-export { isKnownTrigger } from './known.js';
+export { isKnownTrigger, knownTrigger } from './known.js';
 export type { DataOf, EventOf, ParsedWebhook, UnknownWebhookEvent, WebhookEvent } from './types.js';
 export type { CallEntity, Connection, Group, Message, Occupant, Reaction, User } from './records.js';
 export { appIdOf, documentedKey, idempotencyFields, keyPart, keyPrefix } from './idempotency.js';

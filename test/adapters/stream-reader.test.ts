@@ -128,6 +128,43 @@ describe('nodeBodyReader', () => {
     await expect(read).rejects.toThrow();
   });
 
+  it('tells the connection\'s error when the client goes away, and adds one listener per connection, not per request', async () => {
+    const reads: Array<Promise<WebhookBody>> = [];
+    const closeListeners: number[] = [];
+    const bodyArrived = new Promise<void>((resolve) => {
+      void listen((req, res) => {
+        closeListeners.push(req.socket.listenerCount('close'));
+        reads.push(settled(nodeBodyReader(req)(LIMIT)));
+        if (req.headers['content-length'] === '100') resolve();
+        else req.on('end', () => res.end('ok'));
+      });
+    });
+    await delay(10);
+    const { port } = server?.address() as AddressInfo;
+    const agent = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: string) =>
+      new Promise<void>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/', method: 'POST', agent }, (res) => {
+          res.resume();
+          res.on('end', resolve);
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (let i = 0; i < 3; i++) await post(`{"n":${i}}`);
+    const client = httpRequest({ host: '127.0.0.1', port, path: '/', method: 'POST', agent, headers: { 'content-length': '100' } });
+    client.on('error', () => undefined);
+    client.write('{"partial":');
+    await bodyArrived;
+    client.destroy();
+    await expect(reads[3]).rejects.toMatchObject({ code: 'ECONNRESET' });
+    for (const read of reads.slice(0, 3)) expect(text(await read)).toMatch(/^\{"n":\d\}$/);
+    // The same connection for the first three: its close listeners grew once, at the first request's body.
+    expect(closeListeners[1]).toBe((closeListeners[0] as number) + 1);
+    expect(closeListeners[2]).toBe(closeListeners[1]);
+    agent.destroy();
+  });
+
   // Fastify hands the reader whatever stream a preParsing hook put in place of the request (a decompressor,
   // say): such a stream can fail, or be destroyed without an error, halfway through.
   const readerOf = (stream: PassThrough) => settled(nodeBodyReader(stream as unknown as IncomingMessage)(LIMIT));

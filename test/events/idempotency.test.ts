@@ -34,6 +34,24 @@ describe('idempotencyKey', () => {
     }
   });
 
+  it('a key depends only on its own event, whatever events came before (the prefix of the last one is remembered)', () => {
+    const sent = fixture('message_sent');
+    const variants: Array<[Record<string, unknown>, string]> = [
+      [{}, `${APP}:wh_chat_events:message_sent:1421`],
+      [{ appId: 'other:app' }, 'other%3Aapp:wh_chat_events:message_sent:1421'],
+      [{ appId: 7 }, '7:wh_chat_events:message_sent:1421'],
+      [{ appId: undefined }, ':wh_chat_events:message_sent:1421'],
+      [{ webhook: 'wh#2' }, `${APP}:wh%232:message_sent:1421`],
+      [{ webhook: undefined }, `${APP}::message_sent:1421`],
+      [{ webhook: 5 }, `${APP}::message_sent:1421`],
+      [{ trigger: 'message_edited' }, `${APP}:wh_chat_events:message_edited:1421`],
+    ];
+    // Each in turn, then again in the other order: every key is the one its own fields make.
+    for (const [fields, key] of [...variants, ...[...variants].reverse(), ...variants]) {
+      expect(idempotencyKey({ ...sent, ...fields } as ParsedWebhook)).toBe(key);
+    }
+  });
+
   it('events sharing a message id but not a trigger get different keys (a receipt is not the message)', () => {
     const sent = fixture('message_sent');
     const receipt = fixture('message_read_receipt');

@@ -79,6 +79,18 @@ describe('keyPart', () => {
     expect(keyPart('\uDC00\uD800')).toBe('%uDC00%uD800');
     expect(keyPart('😀:')).toBe('😀%3A');
   });
+
+  it('escapes a short part (scanned a character at a time) as a long one (tested by a regexp)', () => {
+    // Past 32 characters a part takes the regexp; plain padding changes nothing of the escaping before it.
+    const pad = 'a'.repeat(40);
+    for (let code = 0; code <= 0xffff; code++) {
+      const part = `x${String.fromCharCode(code)}`;
+      expect(keyPart(part + pad)).toBe(keyPart(part) + pad);
+    }
+    for (const part of ['\uD83D\uDE00', '\uDE00\uD83D', '%:', 'a'.repeat(32), `${'a'.repeat(31)}:`, `${'a'.repeat(32)}:`]) {
+      expect(keyPart(part + pad)).toBe(keyPart(part) + pad);
+    }
+  });
 });
 
 // Few letters, so tuples often spell each other's parts: separators, escapes, digest marks, trigger names.

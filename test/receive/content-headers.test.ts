@@ -26,6 +26,16 @@ describe('isJsonContentType: JSON in UTF-8', () => {
     'application/json; charset="utf"-8',
     'multipart/form-data; boundary=x',
   ])('refuses %j', (contentType) => expect(isJsonContentType(contentType)).toBe(false));
+
+  it('answers the same whatever it accepted before (it remembers the last accepted spelling)', () => {
+    for (const accepted of ['Application/json', 'application/json; charset=utf-8', `application/json;${' '.repeat(100)}charset=utf-8`]) {
+      expect(isJsonContentType(accepted)).toBe(true);
+      expect(isJsonContentType(accepted)).toBe(true);
+      for (const refused of ['text/plain', 'Application/jsonx', 'application/json; charset=utf-16', '']) {
+        expect(isJsonContentType(refused)).toBe(false);
+      }
+    }
+  });
 });
 
 describe('isIdentityEncoding', () => {

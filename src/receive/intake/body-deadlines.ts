@@ -6,31 +6,57 @@
  * are counted in the timer's ticks rather than read from the clock, which spares every request a clock read
  * (about 70 ns; intake's one read serves the duplicate window and the handlers).
  */
-import { BodyArrival } from '../http.js';
+import { BodyArrival, type ArrivalListener } from '../http.js';
 import type { WebhookBody } from '../parse/parse.js';
 
 /** A body still being read. */
 export type Reading = Promise<WebhookBody> | BodyArrival;
 
 /** Calls back once the body is read, whichever way the adapter tells it. */
-export function whenRead(reading: Reading, arrived: (body: WebhookBody) => void, failed: (cause: unknown) => void): void {
-  if (reading instanceof BodyArrival) reading.onArrival(arrived, failed);
-  else reading.then(arrived, failed);
+export function whenRead(reading: Reading, listener: ArrivalListener): void {
+  if (reading instanceof BodyArrival) reading.listen(listener);
+  else reading.then((body) => listener.arrived(body), (cause: unknown) => listener.failed(cause));
 }
 
 export const TIMED_OUT = Symbol('timed out');
 export type Arrival = WebhookBody | typeof TIMED_OUT;
 
-interface Waiting {
-  deadline: number;
-  arrived: (arrival: Arrival) => void;
-  previous: Waiting | undefined;
-  next: Waiting | undefined;
+/**
+ * A body being read, and who hears how that ends: the body, TIMED_OUT, or the failure (`answer`,
+ * `unreadable`). It is its own place in the deadline order, so watching a body makes no object besides it.
+ */
+export abstract class Watched implements ArrivalListener {
+  previous: Watched | undefined;
+  next: Watched | undefined;
+  deadline = 0;
+  /** The deadlines watching it; none when bodies have no time limit. */
+  deadlines: BodyDeadlines | undefined;
+
+  abstract answer(arrival: Arrival): void;
+  abstract unreadable(cause: unknown): void;
+
+  arrived(body: WebhookBody): void {
+    if (this.deadlines === undefined || this.deadlines.release(this)) this.answer(body);
+  }
+
+  failed(cause: unknown): void {
+    if (this.deadlines === undefined || this.deadlines.release(this)) this.unreadable(cause);
+  }
+}
+
+/** A watched body told to two callbacks (`watch`). */
+class Callbacks extends Watched {
+  constructor(
+    readonly answer: (arrival: Arrival) => void,
+    readonly unreadable: (cause: unknown) => void,
+  ) {
+    super();
+  }
 }
 
 export class BodyDeadlines {
-  #first: Waiting | undefined;
-  #last: Waiting | undefined;
+  #first: Watched | undefined;
+  #last: Watched | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   readonly #tickMs: number;
   /** Ticks so far; they advance only while a body is awaited, and deadlines are reckoned in them. */
@@ -49,23 +75,21 @@ export class BodyDeadlines {
    * a promise: this is on every request's path, and each promise in it costs.
    */
   watch(reading: Reading, arrived: (arrival: Arrival) => void, failed: (cause: unknown) => void): void {
-    // A body that starts the timer is in step with its ticks. Any other may come just before a tick, which
-    // must not count as a whole one: it gets one tick more.
-    const deadline = this.#ticks + this.#ticksAllowed + (this.#timer ? 1 : 0);
-    const waiting: Waiting = { deadline, arrived, previous: this.#last, next: undefined };
-    this.#add(waiting);
-    whenRead(
-      reading,
-      (body) => {
-        if (this.#remove(waiting)) arrived(body);
-      },
-      (cause: unknown) => {
-        if (this.#remove(waiting)) failed(cause);
-      },
-    );
+    this.listen(reading, new Callbacks(arrived, failed));
   }
 
-  #add(waiting: Waiting): void {
+  /** `watch` for a listener object: the receiver's, which spares a request its closures. */
+  listen(reading: Reading, watched: Watched): void {
+    // A body that starts the timer is in step with its ticks. Any other may come just before a tick, which
+    // must not count as a whole one: it gets one tick more.
+    watched.deadline = this.#ticks + this.#ticksAllowed + (this.#timer ? 1 : 0);
+    watched.deadlines = this;
+    watched.previous = this.#last;
+    this.#add(watched);
+    whenRead(reading, watched);
+  }
+
+  #add(waiting: Watched): void {
     if (this.#last) this.#last.next = waiting;
     else this.#first = waiting;
     this.#last = waiting;
@@ -76,8 +100,8 @@ export class BodyDeadlines {
     }
   }
 
-  /** Unlinks a waiting request; false when it was already gone (expired). */
-  #remove(waiting: Waiting): boolean {
+  /** Unlinks a waiting request (its body arrived, failed or expired); false when it was already gone. */
+  release(waiting: Watched): boolean {
     const { previous, next } = waiting;
     if (previous === undefined && this.#first !== waiting) return false;
     if (previous) previous.next = next;
@@ -92,8 +116,8 @@ export class BodyDeadlines {
     const now = ++this.#ticks;
     while (this.#first && this.#first.deadline <= now) {
       const expired = this.#first;
-      this.#remove(expired);
-      expired.arrived(TIMED_OUT);
+      this.release(expired);
+      expired.answer(TIMED_OUT);
     }
     if (!this.#first) {
       clearInterval(this.#timer);

@@ -9,7 +9,7 @@ import type { Inbox, InboxEntry } from '../../delivery/port.js';
 import { Answers, OK, RETRY_LATER } from './answers.js';
 import type { AppBinding } from '../auth/auth.js';
 import { CommitTimeout, Commits } from './commit.js';
-import { BodyDeadlines, TIMED_OUT, whenRead, type Arrival, type Reading } from './body-deadlines.js';
+import { BodyDeadlines, TIMED_OUT, Watched, whenRead, type Arrival, type Reading } from './body-deadlines.js';
 import { isThenable } from '../../dispatch/dispatcher.js';
 import { WebhookError } from '../../dispatch/errors.js';
 import { forwardingInbox, type Enqueue } from './forward.js';
@@ -61,7 +61,7 @@ export class Intake {
 
   constructor(
     private readonly settings: Settings,
-    private readonly answers: Answers,
+    readonly answers: Answers,
     private readonly inFlight: InFlight,
   ) {
     this.#commits = new Commits(settings.commitTimeoutMs, settings.inbox);
@@ -100,24 +100,16 @@ export class Intake {
     return undefined;
   }
 
-  /**
-   * Answers a body still arriving once it is in. A method of its own: the closures' variables would otherwise
-   * be allocated on every call of `take`, bodies in memory included.
-   */
+  /** Answers a body still arriving once it is in: one listener object, where closures cost each request more. */
   #whenArrived(reading: Reading, options: HandleOptions, send: (response: WebhookResponse) => void, start: StartWork, apps?: AppBinding): void {
-    // Callbacks, not a promise chain: every promise on this path costs each request.
-    const arrived = (arrival: Arrival): void => {
-      let answer: Answer;
-      try {
-        answer = arrival === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(arrival, options, apps);
-      } catch (cause) {
-        answer = this.answers.failed(cause);
-      }
-      this.answers.deliver(answer, send, start);
-    };
-    const unreadable = (cause: unknown): void => this.answers.deliver(this.answers.unreadable(cause), send, start);
-    if (this.#deadlines) this.#deadlines.watch(reading, arrived, unreadable);
-    else whenRead(reading, arrived, unreadable);
+    const pending = new PendingAnswer(this, options, send, start, apps);
+    if (this.#deadlines) this.#deadlines.listen(reading, pending);
+    else whenRead(reading, pending);
+  }
+
+  /** The answer to a body that arrived (or did not in time), for PendingAnswer. */
+  answerArrival(arrival: Arrival, options: HandleOptions, apps: AppBinding | undefined): Answer {
+    return arrival === TIMED_OUT ? this.answers.bodyTimedOut(this.settings.bodyTimeoutMs) : this.#answer(arrival, options, apps);
   }
 
   /** Answers a body rebuilt outside HTTP (reconcile): every check after admission's, whose are about the request. */
@@ -215,6 +207,35 @@ export class Intake {
     let forwarding = this.#forwarders.get(enqueue);
     if (!forwarding) this.#forwarders.set(enqueue, (forwarding = forwardingInbox(enqueue)));
     return forwarding;
+  }
+}
+
+/** A request whose body is still arriving: it answers once the body is in, or failed, or took too long. */
+class PendingAnswer extends Watched {
+  constructor(
+    private readonly intake: Intake,
+    private readonly options: HandleOptions,
+    private readonly send: (response: WebhookResponse) => void,
+    private readonly start: StartWork,
+    private readonly apps: AppBinding | undefined,
+  ) {
+    super();
+  }
+
+  answer(arrival: Arrival): void {
+    const { answers } = this.intake;
+    let answer: Answer;
+    try {
+      answer = this.intake.answerArrival(arrival, this.options, this.apps);
+    } catch (cause) {
+      answer = answers.failed(cause);
+    }
+    answers.deliver(answer, this.send, this.start);
+  }
+
+  unreadable(cause: unknown): void {
+    const { answers } = this.intake;
+    answers.deliver(answers.unreadable(cause), this.send, this.start);
   }
 }
 

@@ -1,7 +1,7 @@
 import { decodeUtf8 } from '#platform';
 import { WebhookError } from '../../dispatch/errors.js';
 import type { ParsedWebhook } from '../../events/index.js';
-import { isKnownTrigger } from '../../events/index.js';
+import { knownTrigger } from '../../events/index.js';
 import { loadExplainer } from './explainer.js';
 import { envelopeProblem, eventIssues, UNEXPLAINED } from './validate.js';
 
@@ -33,7 +33,8 @@ export function inspectDelivery(body: WebhookBody): Delivery {
   let rawBody: string;
   let value: unknown;
   let bytes: Uint8Array | undefined;
-  if (typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
+  const text = typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer;
+  if (text) {
     if (typeof body === 'string') {
       rawBody = body;
     } else {
@@ -49,16 +50,17 @@ export function inspectDelivery(body: WebhookBody): Delivery {
     }
   } else {
     value = body;
-    const text = serialize(body);
-    if (text === undefined) return { ...inspectValue(value, String(value)), unserializable: true };
-    rawBody = text;
+    const serialized = serialize(body);
+    if (serialized === undefined) return { ...inspectValue(value, String(value)), unserializable: true };
+    rawBody = serialized;
   }
-  const delivery = inspectValue(value, rawBody);
+  const delivery = inspectValue(value, rawBody, text);
   if (bytes) delivery.bytes = bytes;
   return delivery;
 }
 
-function inspectValue(value: unknown, rawBody: string): Delivery {
+/** `parsedHere`: the value is this parse's own, not the caller's object (which is never written to). */
+function inspectValue(value: unknown, rawBody: string, parsedHere = false): Delivery {
   const problem = envelopeProblem(value);
   if (problem) {
     return {
@@ -68,7 +70,10 @@ function inspectValue(value: unknown, rawBody: string): Delivery {
     };
   }
   const event = value as ParsedWebhook;
-  const known = isKnownTrigger(event.trigger);
+  const trigger = knownTrigger(event.trigger);
+  const known = trigger !== undefined;
+  // The same text, as the library's interned string: the lookups by trigger that follow compare by identity.
+  if (known && parsedHere) (event as { trigger: string }).trigger = trigger;
   const issues = known ? eventIssues(event) : undefined;
   if (!issues) return { rawBody, event, known };
   if (issues === UNEXPLAINED) {
