@@ -8,8 +8,10 @@ import { readFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import express from 'express';
+import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expressMiddleware } from '../../adapters/express/index.js';
+import { fastifyWebhooks } from '../../adapters/fastify/index.js';
 import { nodeMiddleware } from '../../adapters/node/index.js';
 import { createWebhooks, type ParsedWebhook, type WebhookError } from '../../src/index.js';
 import { basicAuthHeader } from '../../src/testing/index.js';
@@ -108,5 +110,167 @@ describe('the body wait on a request without a real connection', () => {
     expect(errors.map((error) => error.code)).toEqual([]);
     expect(res.statusCode).toBe(200);
     expect(events.map((event) => event.trigger)).toEqual(['message_sent']);
+  });
+});
+
+/** Statuses of the responses read from `socket` until it closes or `count` arrived. */
+function statuses(socket: Socket, count: number, timeoutMs = 3000): Promise<number[]> {
+  return new Promise((resolve) => {
+    let received = '';
+    const found: number[] = [];
+    const done = () => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('close', done);
+      resolve(found);
+    };
+    const timer = setTimeout(done, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      for (;;) {
+        const end = received.indexOf('\r\n\r\n');
+        if (end === -1) break;
+        const length = /\r\ncontent-length: *(\d+)/i.exec(received.slice(0, end))?.[1];
+        // The receiver's answers are chunked unless they say their length; their text never holds a chunk end.
+        const last = length === undefined ? received.indexOf('\r\n0\r\n\r\n', end) : end + 4 + Number(length);
+        if (last === -1 || received.length < last) break;
+        found.push(Number(received.slice(9, 12)));
+        received = received.slice(length === undefined ? last + 7 : last);
+      }
+      if (found.length >= count) done();
+    };
+    socket.on('data', onData);
+    socket.on('close', done);
+  });
+}
+
+/** A message_sent delivery whose message id is `id`. */
+const delivery = (id: string) => {
+  const event = JSON.parse(valid);
+  event.data.message.id = id;
+  return JSON.stringify(event);
+};
+const messageIds = (events: ParsedWebhook[]) => events.map((event) => (event.data as { message: { id: string } }).message.id);
+
+describe('the body wait on keep-alive connections', () => {
+  it('carries 100 requests on one connection with one close listener, then reports the one cut off', async () => {
+    const { webhooks, events, errors } = receiver(0);
+    const handler = nodeMiddleware(webhooks);
+    const closeListeners = new Set<number>();
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    const port = await listen((req, res) => {
+      handler(req, res);
+      closeListeners.add(req.socket.listenerCount('close'));
+    });
+    const socket = await open(port);
+    socket.on('error', () => undefined);
+    const answered: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const body = delivery(`m${i}`);
+      const response = statuses(socket, 1);
+      socket.write(head(Buffer.byteLength(body)) + body);
+      answered.push(...(await response));
+    }
+    socket.write(head(500) + '{"trigger":"message_sent",');
+    await delay(50);
+    socket.destroy();
+    await delay(100);
+    process.off('warning', onWarning);
+    expect(answered).toEqual(Array.from({ length: 100 }, () => 200));
+    expect(messageIds(events)).toEqual(Array.from({ length: 100 }, (_, i) => `m${i}`));
+    expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+    expect(closeListeners.size).toBe(1);
+    expect(warnings.map((warning) => `${warning.name}: ${warning.message}`)).toEqual([]);
+  });
+
+  it('answers pipelined requests in order, each its own, an invalid one among them', async () => {
+    const { webhooks, events, errors } = receiver(0);
+    const port = await listen(nodeMiddleware(webhooks));
+    const socket = await open(port);
+    const bodies = [delivery('first'), '{"trigger":', delivery('third')];
+    const answers = statuses(socket, 3);
+    socket.write(bodies.map((body) => head(Buffer.byteLength(body)) + body).join(''));
+    const seen = await answers;
+    socket.destroy();
+    expect(seen[0]).toBe(200);
+    expect(seen[1]).toBe(400);
+    // After the 400 the connection may close; if it carried on, the third is answered as itself.
+    if (seen.length === 3) expect(seen[2]).toBe(200);
+    expect(messageIds(events)).toEqual(seen.length === 3 ? ['first', 'third'] : ['first']);
+    expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+  });
+
+  it('answers a request after a refused one on the same connection', async () => {
+    const { webhooks, events } = receiver(0);
+    const port = await listen(nodeMiddleware(webhooks));
+    const socket = await open(port);
+    const bad = '{"trigger":"message_sent",';
+    let answer = statuses(socket, 1);
+    socket.write(head(bad.length) + bad);
+    const first = await answer;
+    answer = statuses(socket, 1);
+    const good = delivery('after-error');
+    socket.write(head(Buffer.byteLength(good)) + good);
+    const second = await answer;
+    socket.destroy();
+    expect(first).toEqual([400]);
+    expect(second).toEqual([200]);
+    expect(messageIds(events)).toEqual(['after-error']);
+  });
+
+  it('answers 408 to a slow body once, and drops what comes after', async () => {
+    const { webhooks, events, errors } = receiver(200);
+    const port = await listen(nodeMiddleware(webhooks));
+    const socket = await open(port);
+    socket.on('error', () => undefined);
+    const body = delivery('slow');
+    const answer = statuses(socket, 2, 1500);
+    socket.write(head(Buffer.byteLength(body)) + body.slice(0, 30));
+    await delay(600);
+    if (!socket.destroyed) socket.write(body.slice(30));
+    const seen = await answer;
+    socket.destroy();
+    await delay(50);
+    expect(seen).toEqual([408]);
+    expect(events).toEqual([]);
+    expect(errors.map((error) => error.code)).toEqual(['body_timeout']);
+  });
+
+  it('reports a body aborted mid-way at once, with no body deadline', async () => {
+    const { webhooks, errors } = receiver(0);
+    const port = await listen(nodeMiddleware(webhooks));
+    const socket = await open(port);
+    socket.on('error', () => undefined);
+    socket.write(head(1000) + '{"trigger":"message_sent","data":{"message":');
+    await delay(50);
+    socket.resetAndDestroy();
+    await delay(100);
+    expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+  });
+});
+
+describe('the body wait through Fastify on a real socket', () => {
+  it('reports a pipelined body cut off after an earlier request whose hook took longer', async () => {
+    const { webhooks, events, errors } = receiver(0);
+    const app = Fastify();
+    app.addHook('onRequest', async (request) => {
+      await delay(Number(request.headers['x-lookup-ms'] ?? 0));
+    });
+    await app.register(fastifyWebhooks, { webhooks, path: '/' });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const socket = await open((app.server.address() as AddressInfo).port);
+      socket.on('error', () => undefined);
+      socket.write(head(valid.length, { 'x-lookup-ms': '150' }) + valid + head(valid.length) + valid.slice(0, 20));
+      await delay(400);
+      socket.destroy();
+      await delay(300);
+      expect(events.map((event) => event.trigger)).toEqual(['message_sent']);
+      expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+    } finally {
+      await app.close();
+    }
   });
 });
