@@ -238,6 +238,27 @@ describe('the body wait on keep-alive connections', () => {
     expect(errors.map((error) => error.code)).toEqual(['body_timeout']);
   });
 
+  it('reports a chunked body that breaks mid-way on a connection that carried a request before', async () => {
+    const { webhooks, events, errors } = receiver(0);
+    const port = await listen(nodeMiddleware(webhooks));
+    const socket = await open(port);
+    socket.on('error', () => undefined);
+    const body = delivery('before');
+    const first = statuses(socket, 1);
+    socket.write(head(Buffer.byteLength(body)) + body);
+    expect(await first).toEqual([200]);
+    const chunked = head(0).replace('Content-Length: 0\r\n', 'Transfer-Encoding: chunked\r\n');
+    const second = statuses(socket, 1);
+    socket.write(`${chunked}a\r\n{"trigger":\r\nzz-not-a-size\r\n`);
+    const answer = await second;
+    await delay(100);
+    socket.destroy();
+    // node:http answers the broken framing itself (400) and closes the connection.
+    expect(answer.every((status) => status === 400)).toBe(true);
+    expect(messageIds(events)).toEqual(['before']);
+    expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+  });
+
   it('reports a body aborted mid-way at once, with no body deadline', async () => {
     const { webhooks, errors } = receiver(0);
     const port = await listen(nodeMiddleware(webhooks));
