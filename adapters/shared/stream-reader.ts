@@ -1,6 +1,6 @@
 /** Reading a node:http request body (node:http, Express and Fastify hand over node's request stream). */
 import { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { BodyArrival, type BodyReader } from '../../src/receive/index.js';
 
 /** Where a stream being read keeps its reading: the listeners below are shared by every request. */
@@ -48,9 +48,12 @@ export function nodeBodyReader(req: IncomingMessage): BodyReader {
     req.on('data', onData);
     req.on('end', onEnd);
     const socket = req instanceof IncomingMessage ? (req.socket as ReadSocket | null) : null;
-    if (socket && !socket.destroyed) watchSocket(socket, reading);
+    if (socket instanceof Socket && !socket.destroyed && !socket[SOCKET_READING]?.pending) watchSocket(socket, reading);
     else {
-      // Another stream (Fastify's preParsing may put a decompressor in the request's place) tells its own end.
+      // Another stream (Fastify's preParsing may put a decompressor in the request's place), or a stand-in
+      // socket (serverless-http's plain object), tells its own end. So does a pipelined request while another
+      // on its connection is still read (a middleware may start their reads in any order): the socket keeps
+      // one body, and the other's close would go unheard.
       req.on('error', onError);
       req.on('close', onClose);
     }
