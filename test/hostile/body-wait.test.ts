@@ -69,19 +69,26 @@ async function expressWithLookup(webhooks: ReturnType<typeof receiver>['webhooks
   return listen(app);
 }
 
+/**
+ * Two pipelined requests: the first whole but slow to look up (x-lookup-ms), the second cut off after its first
+ * bytes, then the connection dropped. The first is an event; the second, one invalid_json.
+ */
+async function slowThenCutOff(port: number, events: Array<{ trigger: string }>, errors: Array<{ code: string }>): Promise<void> {
+  const socket = await open(port);
+  socket.on('error', () => undefined);
+  socket.write(head(valid.length, { 'x-lookup-ms': '150' }) + valid + head(valid.length) + valid.slice(0, 20));
+  await delay(400);
+  socket.destroy();
+  await delay(300);
+  expect(events.map((event) => event.trigger)).toEqual(['message_sent']);
+  expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+}
+
 describe('the body wait on pipelined requests', () => {
   it('reports a pipelined body cut off by its client even when an earlier request on the connection was read after it', async () => {
     const { webhooks, events, errors } = receiver(0);
     const port = await expressWithLookup(webhooks);
-    const socket = await open(port);
-    socket.on('error', () => undefined);
-    // The first request is whole but its lookup takes longer; the second is cut off after its first bytes.
-    socket.write(head(valid.length, { 'x-lookup-ms': '150' }) + valid + head(valid.length) + valid.slice(0, 20));
-    await delay(400);
-    socket.destroy();
-    await delay(300);
-    expect(events.map((event) => event.trigger)).toEqual(['message_sent']);
-    expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+    await slowThenCutOff(port, events, errors);
   });
 });
 
@@ -282,14 +289,7 @@ describe('the body wait through Fastify on a real socket', () => {
     await app.register(fastifyWebhooks, { webhooks, path: '/' });
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
-      const socket = await open((app.server.address() as AddressInfo).port);
-      socket.on('error', () => undefined);
-      socket.write(head(valid.length, { 'x-lookup-ms': '150' }) + valid + head(valid.length) + valid.slice(0, 20));
-      await delay(400);
-      socket.destroy();
-      await delay(300);
-      expect(events.map((event) => event.trigger)).toEqual(['message_sent']);
-      expect(errors.map((error) => error.code)).toEqual(['invalid_json']);
+      await slowThenCutOff((app.server.address() as AddressInfo).port, events, errors);
     } finally {
       await app.close();
     }
