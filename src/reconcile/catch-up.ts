@@ -4,7 +4,9 @@
  * deliveries, got to) minus a margin; when deliveries resume after a silence longer than the platform's retries
  * cover, from the last delivery before it. One receiver at a time runs (a leased lock in the inbox, renewed
  * while it runs); the others skip, since that run covers them. A run that fails is tried again, from the
- * same point, at the next sign of life; only a run that ended raises the mark.
+ * same point, at the next sign of life; only a run that ended raises the mark. A run records in the inbox
+ * that it began, so that when it never ends (it failed, and its receiver stopped or hears nothing more), the
+ * next receiver whose deliveries flow takes its window up instead of raising the mark past it.
  */
 import type { ChatClient } from '../api/index.js';
 import type { CatchUp, CatchUpContext } from '../receive/index.js';
@@ -57,6 +59,8 @@ class ReconcileCatchUp implements CatchUp {
   readonly #options: Checked;
   /** The lock and the mark, per app and webhook: receivers of two apps may share one inbox. */
   readonly #name: string;
+  /** The mark of the latest run to begin (its `until`): above the mark, a run began and has not ended. */
+  readonly #began: string;
   readonly #holder = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
   /** Where a run that failed started: the next one starts there again. */
   #failedSince: number | undefined;
@@ -65,6 +69,7 @@ class ReconcileCatchUp implements CatchUp {
     this.#options = options;
     this.horizonMs = options.horizonMs;
     this.#name = `catch-up:${options.appId}:${options.webhook}`;
+    this.#began = `catch-up-began:${options.appId}:${options.webhook}`;
   }
 
   async start(context: CatchUpContext): Promise<void> {
@@ -78,11 +83,23 @@ class ReconcileCatchUp implements CatchUp {
 
   async heard(context: CatchUpContext, at: number): Promise<void> {
     if (this.#failedSince !== undefined) return this.#run(context, this.#failedSince);
+    // A run (this receiver's or another's) began and never ended: raising the mark would hide its window. A run
+    // in progress holds the lock, and #run leaves it to it.
+    const owed = await this.#owed(context.inbox);
+    if (owed !== undefined) return this.#run(context, owed, true);
     // Deliveries flow: everything up to now arrived (or is in its retries, which the margin covers).
     await context.inbox.setMark(this.#name, at);
   }
 
-  async #run(context: CatchUpContext, since: number): Promise<void> {
+  /** Where the window of a run that began and did not end starts (the mark; with none, a first start's), if one did. */
+  async #owed(inbox: CatchUpContext['inbox']): Promise<number | undefined> {
+    const [mark, began] = await Promise.all([inbox.mark(this.#name), inbox.mark(this.#began)]);
+    if (began === undefined || (mark !== undefined && began <= mark)) return undefined;
+    return mark ?? began - this.horizonMs;
+  }
+
+  /** `ifOwed`: run only if, under the lock, a run that did not end is still owed (it may have ended since the check). */
+  async #run(context: CatchUpContext, since: number, ifOwed = false): Promise<void> {
     const { inbox, logger } = context;
     const { lockMs, marginMs } = this.#options;
     if (!(await inbox.tryLock(this.#name, this.#holder, lockMs))) {
@@ -91,7 +108,9 @@ class ReconcileCatchUp implements CatchUp {
     }
     const renew = setInterval(() => void inbox.tryLock(this.#name, this.#holder, lockMs).catch(() => undefined), lockMs / 3);
     try {
+      if (ifOwed && (await this.#owed(inbox)) === undefined) return;
       const until = Date.now();
+      await inbox.setMark(this.#began, until);
       const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);
       await inbox.setMark(this.#name, until);
       this.#failedSince = undefined;

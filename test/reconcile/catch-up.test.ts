@@ -12,9 +12,8 @@ import { createChatClient } from '../../src/api/index.js';
 import { ConfigurationError, createWebhooks, memoryInbox, type WebhookError } from '../../src/index.js';
 import { catchUp } from '../../src/reconcile/index.js';
 import { sqliteInbox } from '../../src/stores/sqlite/index.js';
-import { buildRequest, createTestEvent } from '../../src/testing/index.js';
-import { startChatPlatform, type ListedMessage } from '../support/chat-platform.js';
-import { MARK, parts, twoReceiversStart } from './catch-up-scenario.js';
+import { startChatPlatform } from '../support/chat-platform.js';
+import { BEGAN, delivery, failedRunTakenUp, MARK, parts, send, twoReceiversStart } from './catch-up-scenario.js';
 import { auth, recordHandled, until } from './scenario.js';
 
 const closing: Array<{ close(): Promise<unknown> }> = [];
@@ -27,10 +26,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let serial = 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const send = (id: string, sentAt: number): ListedMessage => ({
-  id, sentAt, category: 'message', type: 'text', sender: 'u1', receiver: 'u2', receiverType: 'user', conversationId: 'u1_user_u2', data: { text: `message ${id}` },
-});
-const delivery = (id: string) => buildRequest(JSON.stringify({ trigger: 'message_sent', ...parts, data: { message: send(id, Math.floor(Date.now() / 1000)) } }), { auth });
 
 describe('catchUp', () => {
   it('two receivers starting on one SQLite inbox recover the outage once between them, and raise the mark', async () => {
@@ -74,6 +69,41 @@ describe('catchUp', () => {
     expect(handled.ids.filter((id) => id === '201' || id === '202').length).toBe(2);
     // The run raises the mark after its redeliveries were handled, not before: polled.
     await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(streamMark!);
+  }, 20_000);
+
+  it('a run that failed in a receiver that then stopped: another one, hearing deliveries, takes up its window', async () => {
+    const path = join(dir, `failed-${++serial}.sqlite`);
+    await failedRunTakenUp(() => sqliteInbox({ path, pollMs: 10 }), closing);
+  }, 30_000);
+
+  it("while another receiver's run holds the lock, beats neither raise the mark nor walk; freed unended, the next beat walks", async () => {
+    const platform = await startChatPlatform([]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    const inbox = sqliteInbox({ path: join(dir, `held-${++serial}.sqlite`), pollMs: 10 });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, horizonMs: 1000, marginMs: 1000 }) });
+    closing.push(webhooks);
+    const handled = recordHandled(webhooks);
+    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+    const startMark = await inbox.mark!(MARK);
+    let sent = 0;
+    const stream = async (ms: number) => {
+      for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) expect((await webhooks.handle(delivery(`9${sent++}`))).status).toBe(200);
+    };
+    // Another receiver's run begins: it holds the lock and has recorded its start.
+    expect(await inbox.tryLock!(MARK, 'another receiver', 60_000)).toBe(true);
+    await inbox.setMark!(BEGAN, Date.now());
+    await stream(2300); // two beats or more
+    expect(platform.queries.length).toBe(1);
+    expect(await inbox.mark!(MARK)).toBe(startMark);
+    // It ends without raising the mark (it failed, and its receiver stopped): its window is still owed.
+    platform.messages.push(send('801', Math.floor(Date.now() / 1000)));
+    await inbox.unlock!(MARK, 'another receiver');
+    await stream(1300);
+    await until(() => handled.ids.includes('801'));
+    expect(platform.queries.length).toBe(2);
+    expect(Number(platform.queries[1]!.get('fromTimestamp'))).toBe(Math.floor((startMark! - 1000) / 1000));
+    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThanOrEqual((await inbox.mark!(BEGAN))!);
   }, 20_000);
 
   it('a catch-up that fails reaches onError, is tried again later, and never blocks deliveries', async () => {
