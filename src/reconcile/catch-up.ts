@@ -83,12 +83,20 @@ class ReconcileCatchUp implements CatchUp {
 
   async heard(context: CatchUpContext, at: number): Promise<void> {
     if (this.#failedSince !== undefined) return this.#run(context, this.#failedSince);
-    // A run (this receiver's or another's) began and never ended: raising the mark would hide its window. A run
-    // in progress holds the lock, and #run leaves it to it.
-    const owed = await this.#owed(context.inbox);
-    if (owed !== undefined) return this.#run(context, owed, true);
-    // Deliveries flow: everything up to now arrived (or is in its retries, which the margin covers).
-    await context.inbox.setMark(this.#name, at);
+    const { inbox } = context;
+    // Under the lock, as a run records its start: otherwise a run could take the lock and begin between this
+    // beat's reading of the marks and its raising of the mark, which would then hide that run's window if it
+    // failed. Held: a run is in progress, and the mark is its to raise.
+    if (!(await inbox.tryLock(this.#name, this.#holder, this.#options.lockMs))) return;
+    try {
+      // A run (this receiver's or another's) began and never ended: raising the mark would hide its window.
+      const owed = await this.#owed(inbox);
+      if (owed !== undefined) return await this.#run(context, owed);
+      // Deliveries flow: everything up to now arrived (or is in its retries, which the margin covers).
+      await inbox.setMark(this.#name, at);
+    } finally {
+      await inbox.unlock(this.#name, this.#holder).catch(() => undefined);
+    }
   }
 
   /** Where the window of a run that began and did not end starts (the mark; with none, a first start's), if one did. */
@@ -98,8 +106,8 @@ class ReconcileCatchUp implements CatchUp {
     return mark ?? began - this.horizonMs;
   }
 
-  /** `ifOwed`: run only if, under the lock, a run that did not end is still owed (it may have ended since the check). */
-  async #run(context: CatchUpContext, since: number, ifOwed = false): Promise<void> {
+  /** Also called under the lock (from `heard`): taking it again is a renewal. */
+  async #run(context: CatchUpContext, since: number): Promise<void> {
     const { inbox, logger } = context;
     const { lockMs, marginMs } = this.#options;
     if (!(await inbox.tryLock(this.#name, this.#holder, lockMs))) {
@@ -108,7 +116,6 @@ class ReconcileCatchUp implements CatchUp {
     }
     const renew = setInterval(() => void inbox.tryLock(this.#name, this.#holder, lockMs).catch(() => undefined), lockMs / 3);
     try {
-      if (ifOwed && (await this.#owed(inbox)) === undefined) return;
       const until = Date.now();
       await inbox.setMark(this.#began, until);
       const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);
