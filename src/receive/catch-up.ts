@@ -92,7 +92,9 @@ export class CatchUpCalls {
       } catch (cause) {
         if (this.#abort.signal.aborted) return;
         const reason = cause instanceof Error ? cause.message : String(cause);
-        await this.#report(new WebhookError('catch_up_failed', `Catching up (${what}) failed: ${reason}`, { cause }));
+        // Not awaited: an onError handler that never settles (an alerting call that hangs) would stop every
+        // later catch-up, and close(), behind it. The dispatcher's report never rejects.
+        void this.#report(new WebhookError('catch_up_failed', `Catching up (${what}) failed: ${reason}`, { cause }));
       }
     });
   }

@@ -98,3 +98,67 @@ describe('catch-up: an owed window is not lost', () => {
     }
   }, 30_000);
 });
+
+describe('catch-up: a run cut off, a beat that fails', () => {
+  it("close() stops another receiver's run while it waits out a 429: its window is owed, and A's next beat walks it", async () => {
+    const { platform, handled, receiver, stop } = await aFlowing();
+    try {
+      const second = Math.floor(Date.now() / 1000);
+      platform.messages.push(send('611', second), send('612', second));
+      // B's walk is told to wait 5 s; B closes meanwhile, its run begun and not ended.
+      platform.throttle(1, 5);
+      const b = receiver(platform.apiKey);
+      await until(() => platform.queries.length === 2);
+      const closed = Date.now();
+      await b.close();
+      expect(Date.now() - closed).toBeLessThan(1000);
+      await until(() => handled.ids.includes('611') && handled.ids.includes('612'), 5000);
+      expect(platform.queries.length).toBe(3);
+    } finally {
+      await stop();
+    }
+  }, 30_000);
+
+  it('an onError handler that never settles stops neither close() nor the catch-ups after it', async () => {
+    const platform = await startChatPlatform([]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: 'wrong', retry: false });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox: sqliteInbox({ path: join(dir, `hang-${++serial}.sqlite`), pollMs: 10 }), catchUp: catchUp({ chat, ...parts, ...HORIZON }) });
+    // Closed by the test itself (afterEach would hang with it if it failed).
+    const errors: WebhookError[] = [];
+    // An alerting call that hangs (its service down, no timeout).
+    webhooks.onError((error) => new Promise<void>(() => void errors.push(error)));
+    await until(() => errors.length === 1);
+    // After a silence, the run is tried again: it must not wait behind the first report.
+    await sleep(1100);
+    expect((await webhooks.handle(delivery('1'))).status).toBe(200);
+    await until(() => errors.length === 2, 3000);
+    const closed = webhooks.close({ timeoutMs: 500 });
+    expect(await Promise.race([closed.then(() => 'closed'), sleep(3000).then(() => 'hung')])).toBe('closed');
+  }, 20_000);
+
+  it("a beat whose store reads fail reaches onError as catch_up_failed; deliveries are answered 200 all along", async () => {
+    const platform = await startChatPlatform([]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    let failing = false;
+    const inbox = slowed(sqliteInbox({ path: join(dir, `down-${++serial}.sqlite`), pollMs: 10 }), (name) => {
+      if (failing && (name === 'mark' || name === 'tryLock')) throw new Error('coordination store unreachable');
+      return 0;
+    });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, ...HORIZON }) });
+    closing.push(webhooks);
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    const handled = recordHandled(webhooks);
+    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+    failing = true;
+    for (let i = 0; i < 25; i++) {
+      expect((await webhooks.handle(delivery(`5${i}`))).status).toBe(200);
+      await sleep(100);
+    }
+    await until(() => handled.ids.length === 25 && errors.length >= 2);
+    expect(errors.map((error) => error.code)).toEqual(errors.map(() => 'catch_up_failed'));
+    expect(errors[0]!.message).toContain('coordination store unreachable');
+  }, 20_000);
+});
