@@ -10,6 +10,7 @@
  */
 import type { ChatClient } from '../api/index.js';
 import type { CatchUp, CatchUpContext } from '../receive/index.js';
+import { sleep } from '../platform/sleep.js';
 import { reconcile, type ReconcileReport } from './reconcile.js';
 import type { EnvelopeParts } from './rebuild.js';
 
@@ -34,6 +35,9 @@ export interface CatchUpOptions {
 }
 
 export const DEFAULT_HORIZON_MS = 60_000;
+/** A beat holds the lock for a few store calls: ten tries 100 ms apart outlast that on a slow network. */
+const LOCK_TRIES = 10;
+const LOCK_RETRY_MS = 100;
 
 /**
  * @example
@@ -45,6 +49,12 @@ export const DEFAULT_HORIZON_MS = 60_000;
  */
 export function catchUp(options: CatchUpOptions): CatchUp {
   return new ReconcileCatchUp(checked(options));
+}
+
+/** The inbox's two records of catch-up: where the runs and beats got to, and the latest run to begin. */
+interface Marks {
+  mark: number | undefined;
+  began: number | undefined;
 }
 
 interface Checked extends EnvelopeParts {
@@ -90,7 +100,7 @@ class ReconcileCatchUp implements CatchUp {
     if (!(await inbox.tryLock(this.#name, this.#holder, this.#options.lockMs))) return;
     try {
       // A run (this receiver's or another's) began and never ended: raising the mark would hide its window.
-      const owed = await this.#owed(inbox);
+      const owed = this.#owed(await this.#marks(inbox));
       if (owed !== undefined) return await this.#run(context, owed);
       // Deliveries flow: everything up to now arrived (or is in its retries, which the margin covers).
       await inbox.setMark(this.#name, at);
@@ -99,9 +109,13 @@ class ReconcileCatchUp implements CatchUp {
     }
   }
 
-  /** Where the window of a run that began and did not end starts (the mark; with none, a first start's), if one did. */
-  async #owed(inbox: CatchUpContext['inbox']): Promise<number | undefined> {
+  async #marks(inbox: CatchUpContext['inbox']): Promise<Marks> {
     const [mark, began] = await Promise.all([inbox.mark(this.#name), inbox.mark(this.#began)]);
+    return { mark, began };
+  }
+
+  /** Where the window of a run that began and did not end starts (the mark; with none, a first start's), if one did. */
+  #owed({ mark, began }: Marks): number | undefined {
     if (began === undefined || (mark !== undefined && began <= mark)) return undefined;
     return mark ?? began - this.horizonMs;
   }
@@ -110,7 +124,7 @@ class ReconcileCatchUp implements CatchUp {
   async #run(context: CatchUpContext, since: number): Promise<void> {
     const { inbox, logger } = context;
     const { lockMs, marginMs } = this.#options;
-    if (!(await inbox.tryLock(this.#name, this.#holder, lockMs))) {
+    if (!(await this.#lock(context))) {
       logger.debug?.({ name: this.#name }, 'Another receiver sharing the inbox is catching up: this one leaves it to it.');
       return;
     }
@@ -129,6 +143,27 @@ class ReconcileCatchUp implements CatchUp {
       clearInterval(renew);
       await inbox.unlock(this.#name, this.#holder).catch(() => undefined);
     }
+  }
+
+  /**
+   * Takes the lock for a run. Held by another receiver's run (it began and has not ended): that run covers this
+   * one's window, so leave it to it. Held by a beat (for a few store calls): a run leaving then would lose its
+   * window, which the beat does not walk, so try again for a little while; a run that began and ended meanwhile
+   * covered it.
+   */
+  async #lock({ inbox, signal }: CatchUpContext): Promise<boolean> {
+    const { lockMs } = this.#options;
+    if (await inbox.tryLock(this.#name, this.#holder, lockMs)) return true;
+    const seen = await this.#marks(inbox);
+    if (this.#owed(seen) !== undefined) return false;
+    for (let tries = 1; tries < LOCK_TRIES; tries++) {
+      await sleep(LOCK_RETRY_MS, signal);
+      if (!(await inbox.tryLock(this.#name, this.#holder, lockMs))) continue;
+      if ((await inbox.mark(this.#began)) === seen.began) return true;
+      await inbox.unlock(this.#name, this.#holder);
+      return false;
+    }
+    return false;
   }
 
   #reconcile(context: CatchUpContext, since: number, until: number): Promise<ReconcileReport> {

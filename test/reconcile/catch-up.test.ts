@@ -106,6 +106,29 @@ describe('catchUp', () => {
     await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThanOrEqual((await inbox.mark!(BEGAN))!);
   }, 20_000);
 
+  it("a run that finds another receiver's beat holding the lock waits for it, then walks its own window", async () => {
+    const platform = await startChatPlatform([]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    const inbox = sqliteInbox({ path: join(dir, `beat-${++serial}.sqlite`), pollMs: 10 });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, horizonMs: 1000, marginMs: 1000 }) });
+    closing.push(webhooks);
+    const handled = recordHandled(webhooks);
+    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+    expect((await webhooks.handle(delivery('1'))).status).toBe(200);
+    // A silence longer than the horizon, with an event lost in it.
+    platform.messages.push(send('2', Math.floor(Date.now() / 1000)));
+    await sleep(1200);
+    // Another receiver's beat holds the lock (nothing owed: the latest run ended) as deliveries resume here.
+    expect(await inbox.tryLock!(MARK, 'a beat', 60_000)).toBe(true);
+    expect((await webhooks.handle(delivery('3'))).status).toBe(200);
+    await sleep(300);
+    expect(platform.queries.length).toBe(1);
+    await inbox.unlock!(MARK, 'a beat');
+    await until(() => handled.ids.includes('2'));
+    expect(platform.queries.length).toBe(2);
+  }, 20_000);
+
   it('a catch-up that fails reaches onError, is tried again later, and never blocks deliveries', async () => {
     const platform = await startChatPlatform([]);
     closing.push(platform);
