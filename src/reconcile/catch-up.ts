@@ -78,8 +78,10 @@ class ReconcileCatchUp implements CatchUp {
   constructor(options: Checked) {
     this.#options = options;
     this.horizonMs = options.horizonMs;
-    this.#name = `catch-up:${options.appId}:${options.webhook}`;
-    this.#began = `catch-up-began:${options.appId}:${options.webhook}`;
+    // Escaped, so that app `x:y` with webhook `z` and app `x` with webhook `y:z` do not share a lock and marks.
+    const scope = `${encodeURIComponent(options.appId)}:${encodeURIComponent(options.webhook)}`;
+    this.#name = `catch-up:${scope}`;
+    this.#began = `catch-up-began:${scope}`;
   }
 
   async start(context: CatchUpContext): Promise<void> {

@@ -129,6 +129,27 @@ describe('catchUp', () => {
     expect(platform.queries.length).toBe(2);
   }, 20_000);
 
+  it("keeps the lock and marks of two apps apart, even when a colon in their ids would make the names meet", async () => {
+    const platform = await startChatPlatform([]);
+    closing.push(platform);
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    const path = join(dir, `scopes-${++serial}.sqlite`);
+    const inbox = sqliteInbox({ path });
+    closing.push(inbox);
+    const receiver = (appId: string, webhook: string) => createWebhooks({ auth, logger: {}, inbox: sqliteInbox({ path, pollMs: 10 }), closeInbox: true, catchUp: catchUp({ chat, appId, region: 'eu', webhook }) });
+    // The first app's start leaves its mark.
+    closing.push(receiver('x', 'y:z'));
+    await until(() => platform.queries.length === 1);
+    await expect.poll(() => inbox.mark!('catch-up:x:y%3Az')).toBeGreaterThan(0);
+    // The second app has no mark of its own: its first start looks back its horizon and margin (2 min), not
+    // the margin (1 min) before the first app's mark.
+    const before = Date.now();
+    closing.push(receiver('x:y', 'z'));
+    await until(() => platform.queries.length === 2);
+    expect(Number(platform.queries[1]!.get('fromTimestamp'))).toBeLessThanOrEqual(Math.floor((before - 100_000) / 1000));
+    await expect.poll(() => inbox.mark!('catch-up:x%3Ay:z')).toBeGreaterThan(0);
+  });
+
   it('a catch-up that fails reaches onError, is tried again later, and never blocks deliveries', async () => {
     const platform = await startChatPlatform([]);
     closing.push(platform);
