@@ -27,6 +27,20 @@ let serial = 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 
+/** A receiver on a SQLite inbox of its own, with a horizon of 1 s, once its start's run (one walk) raised the mark. */
+async function started(name: string) {
+  const platform = await startChatPlatform([]);
+  closing.push(platform);
+  const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+  const inbox = sqliteInbox({ path: join(dir, `${name}-${++serial}.sqlite`), pollMs: 10 });
+  const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, horizonMs: 1000, marginMs: 1000 }) });
+  closing.push(webhooks);
+  const handled = recordHandled(webhooks);
+  await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+  expect(platform.queries.length).toBe(1);
+  return { platform, inbox, webhooks, handled, startMark: (await inbox.mark!(MARK))! };
+}
+
 describe('catchUp', () => {
   it('two receivers starting on one SQLite inbox recover the outage once between them, and raise the mark', async () => {
     const path = join(dir, `shared-${++serial}.sqlite`);
@@ -34,17 +48,7 @@ describe('catchUp', () => {
   }, 30_000);
 
   it('a silence longer than the horizon, then a delivery: one more catch-up recovers what came in between', async () => {
-    const platform = await startChatPlatform([]);
-    closing.push(platform);
-    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
-    const inbox = sqliteInbox({ path: join(dir, `silence-${++serial}.sqlite`), pollMs: 10 });
-    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, horizonMs: 1000, marginMs: 1000 }) });
-    closing.push(webhooks);
-    const handled = recordHandled(webhooks);
-    // The start's run: one walk, then the mark.
-    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
-    expect(platform.queries.length).toBe(1);
-    const startMark = await inbox.mark!(MARK);
+    const { platform, inbox, webhooks, handled, startMark } = await started('silence');
 
     // Deliveries every 100 ms for longer than the horizon (a horizon of 1 s, so that a loaded machine's pauses
     // stay well under it): no catch-up, however long the stream goes on.
@@ -77,15 +81,7 @@ describe('catchUp', () => {
   }, 30_000);
 
   it("while another receiver's run holds the lock, beats neither raise the mark nor walk; freed unended, the next beat walks", async () => {
-    const platform = await startChatPlatform([]);
-    closing.push(platform);
-    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
-    const inbox = sqliteInbox({ path: join(dir, `held-${++serial}.sqlite`), pollMs: 10 });
-    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, horizonMs: 1000, marginMs: 1000 }) });
-    closing.push(webhooks);
-    const handled = recordHandled(webhooks);
-    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
-    const startMark = await inbox.mark!(MARK);
+    const { platform, inbox, webhooks, handled, startMark } = await started('held');
     let sent = 0;
     const stream = async (ms: number) => {
       for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) expect((await webhooks.handle(delivery(`9${sent++}`))).status).toBe(200);
@@ -107,14 +103,7 @@ describe('catchUp', () => {
   }, 20_000);
 
   it("a run that finds another receiver's beat holding the lock waits for it, then walks its own window", async () => {
-    const platform = await startChatPlatform([]);
-    closing.push(platform);
-    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
-    const inbox = sqliteInbox({ path: join(dir, `beat-${++serial}.sqlite`), pollMs: 10 });
-    const webhooks = createWebhooks({ auth, logger: {}, inbox, catchUp: catchUp({ chat, ...parts, horizonMs: 1000, marginMs: 1000 }) });
-    closing.push(webhooks);
-    const handled = recordHandled(webhooks);
-    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+    const { platform, inbox, webhooks, handled } = await started('beat');
     expect((await webhooks.handle(delivery('1'))).status).toBe(200);
     // A silence longer than the horizon, with an event lost in it.
     platform.messages.push(send('2', Math.floor(Date.now() / 1000)));
