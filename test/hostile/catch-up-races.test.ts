@@ -13,8 +13,9 @@ import { createWebhooks, type Inbox, type WebhookError, type Webhooks } from '..
 import { catchUp } from '../../src/reconcile/index.js';
 import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { startChatPlatform, type ChatPlatform } from '../support/chat-platform.js';
-import { BEGAN, delivery, MARK, parts, send } from '../reconcile/catch-up-scenario.js';
+import { BEGAN, deliveriesEvery, delivery, MARK, parts, send } from '../reconcile/catch-up-scenario.js';
 import { auth, recordHandled, until, type Handled } from '../reconcile/scenario.js';
+import { slowed } from './slowed.js';
 
 const closing: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {
@@ -25,21 +26,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let serial = 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const HORIZON = { horizonMs: 1000, marginMs: 1000 };
-
-/** The same inbox with one operation slowed down, as a network store's round-trip (or a pause) would. */
-function slowed(inbox: Inbox, slow: (name: string, args: unknown[]) => number): Inbox {
-  return new Proxy(inbox, {
-    get(target, key) {
-      const value = Reflect.get(target, key, target) as unknown;
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        const ms = slow(String(key), args);
-        if (ms > 0) await sleep(ms);
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
 
 interface Flowing {
   platform: ChatPlatform;
@@ -69,15 +55,7 @@ async function aFlowing(): Promise<Flowing> {
   const handled = recordHandled(a);
   await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
   const startMark = (await inbox.mark!(MARK))!;
-  let flowing = true;
-  const stream = (async () => {
-    for (let i = 0; flowing; i++) {
-      expect((await a.handle(delivery(`7${i}`))).status).toBe(200);
-      await sleep(100);
-    }
-  })();
-  stream.catch(() => undefined);
-  return { platform, path, a, handled, startMark, receiver, stop: async () => ((flowing = false), await stream) };
+  return { platform, path, a, handled, startMark, receiver, stop: deliveriesEvery(a, 100) };
 }
 
 describe('catch-up: an owed window is not lost', () => {

@@ -27,6 +27,25 @@ export const send = (id: string, sentAt: number): ListedMessage => ({
 export const delivery = (id: string) => buildRequest(JSON.stringify({ trigger: 'message_sent', ...parts, data: { message: send(id, Math.floor(Date.now() / 1000)) } }), { auth });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Deliveries to `webhooks` every `ms` (ids `7<n>`) until the function it returns is called; that resolves once
+ * the last is answered, and rejects if one was not answered 200.
+ */
+export function deliveriesEvery(webhooks: Webhooks, ms: number): () => Promise<void> {
+  let flowing = true;
+  const stream = (async () => {
+    for (let i = 0; flowing; i++) {
+      expect((await webhooks.handle(delivery(`7${i}`))).status).toBe(200);
+      await sleep(ms);
+    }
+  })();
+  stream.catch(() => undefined); // awaited by the caller: a refused delivery fails the test there
+  return async () => {
+    flowing = false;
+    await stream;
+  };
+}
+
 export interface StartResult {
   platform: ChatPlatform;
   receivers: Array<{ webhooks: Webhooks; handled: Handled }>;
@@ -92,16 +111,9 @@ export async function failedRunTakenUp(openInbox: () => Inbox, closing: Array<{ 
   closing.push(a);
   const handled = recordHandled(a);
   await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
-  const startMark = await inbox.mark!(MARK);
+  const startMark = (await inbox.mark!(MARK))!;
   // A delivery every 100 ms (a tenth of the horizon): A never sees a silence, so only its beats can help.
-  let flowing = true;
-  const stream = (async () => {
-    for (let i = 0; flowing; i++) {
-      expect((await a.handle(delivery(`7${i}`))).status).toBe(200);
-      await sleep(100);
-    }
-  })();
-  stream.catch(() => undefined); // awaited below: a refused delivery fails the test there
+  const stop = deliveriesEvery(a, 100);
 
   try {
     // The outage, then B: its start's run is refused, and B stops.
@@ -116,11 +128,10 @@ export async function failedRunTakenUp(openInbox: () => Inbox, closing: Array<{ 
     await b.close();
     await until(() => handled.ids.includes('601') && handled.ids.includes('602'));
   } finally {
-    flowing = false;
-    await stream;
+    await stop();
   }
   expect(handled.ids.filter((id) => id.startsWith('6')).sort()).toEqual(['601', '602']);
   // A's start, B's refused one, and A's run for B's window: nothing walked twice.
   expect(platform.queries.length).toBe(3);
-  await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(startMark!);
+  await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(startMark);
 }
