@@ -86,7 +86,7 @@ class ReconcileCatchUp implements CatchUp {
 
   async start(context: CatchUpContext): Promise<void> {
     const mark = await context.inbox.mark(this.#name);
-    await this.#run(context, mark ?? Date.now() - this.horizonMs);
+    await this.#run(context, mark ?? Date.now() - this.horizonMs, { fromMark: true });
   }
 
   async resumed(context: CatchUpContext, lastHeard: number): Promise<void> {
@@ -99,7 +99,7 @@ class ReconcileCatchUp implements CatchUp {
     // Under the lock, as a run records its start: otherwise a run could take the lock and begin between this
     // beat's reading of the marks and its raising of the mark, which would then hide that run's window if it
     // failed. Held: a run is in progress, and the mark is its to raise.
-    if (!(await inbox.tryLock(this.#name, this.#holder, this.#options.lockMs))) return;
+    if (!(await this.#tryLock(inbox))) return;
     try {
       // A run (this receiver's or another's) began and never ended: raising the mark would hide its window.
       const owed = this.#owed(await this.#marks(inbox));
@@ -107,8 +107,17 @@ class ReconcileCatchUp implements CatchUp {
       // Deliveries flow: everything up to now arrived (or is in its retries, which the margin covers).
       await inbox.setMark(this.#name, at);
     } finally {
-      await inbox.unlock(this.#name, this.#holder).catch(() => undefined);
+      await this.#release(inbox);
     }
+  }
+
+  #tryLock(inbox: CatchUpContext['inbox']): Promise<boolean> {
+    return inbox.tryLock(this.#name, this.#holder, this.#options.lockMs);
+  }
+
+  /** A lock left held (the store unreachable) is another receiver's for at most its lease: nothing to report. */
+  async #release(inbox: CatchUpContext['inbox']): Promise<void> {
+    await inbox.unlock(this.#name, this.#holder).catch(() => undefined);
   }
 
   async #marks(inbox: CatchUpContext['inbox']): Promise<Marks> {
@@ -123,49 +132,62 @@ class ReconcileCatchUp implements CatchUp {
   }
 
   /** Also called under the lock (from `heard`): taking it again is a renewal. */
-  async #run(context: CatchUpContext, since: number): Promise<void> {
-    const { inbox, logger } = context;
-    const { lockMs, marginMs } = this.#options;
-    if (!(await this.#lock(context))) {
-      logger.debug?.({ name: this.#name }, 'Another receiver sharing the inbox is catching up: this one leaves it to it.');
-      return;
-    }
-    const renew = setInterval(() => void inbox.tryLock(this.#name, this.#holder, lockMs).catch(() => undefined), lockMs / 3);
+  async #run(context: CatchUpContext, since: number, { fromMark = false } = {}): Promise<void> {
     try {
-      const until = Date.now();
-      await inbox.setMark(this.#began, until);
-      const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);
-      await inbox.setMark(this.#name, until);
+      if (!(await this.#lock(context))) {
+        context.logger.debug?.({ name: this.#name }, 'Another receiver sharing the inbox is catching up: this one leaves it to it.');
+        return;
+      }
+      await this.#walkLocked(context, since, fromMark);
       this.#failedSince = undefined;
-      logger.info?.(figures(report), `Caught up from ${new Date(since - marginMs).toISOString()}: ${report.recovered} recovered, ${report.duplicates} already had.`);
     } catch (error) {
       this.#failedSince = Math.min(since, this.#failedSince ?? since);
       throw error;
-    } finally {
-      clearInterval(renew);
-      await inbox.unlock(this.#name, this.#holder).catch(() => undefined);
     }
   }
 
   /**
-   * Takes the lock for a run. Held by another receiver's run (it began and has not ended): that run covers this
-   * one's window, so leave it to it. Held by a beat (for a few store calls): a run leaving then would lose its
-   * window, which the beat does not walk, so try again for a little while; a run that began and ended meanwhile
-   * covered it.
+   * A run's walk, the lock taken (renewed while it walks, freed after). `fromMark`: `since` is the mark as read
+   * before the lock, read again here, since a run that ended meanwhile walked up to its new value.
+   */
+  async #walkLocked(context: CatchUpContext, since: number, fromMark: boolean): Promise<void> {
+    const { inbox, logger } = context;
+    const { lockMs, marginMs } = this.#options;
+    const renew = setInterval(() => void this.#tryLock(inbox).catch(() => undefined), lockMs / 3);
+    try {
+      if (fromMark) since = Math.max(since, (await inbox.mark(this.#name)) ?? since);
+      const until = Date.now();
+      await inbox.setMark(this.#began, until);
+      const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);
+      await inbox.setMark(this.#name, until);
+      logger.info?.(figures(report), `Caught up from ${new Date(since - marginMs).toISOString()}: ${report.recovered} recovered, ${report.duplicates} already had.`);
+    } finally {
+      clearInterval(renew);
+      await this.#release(inbox);
+    }
+  }
+
+  /**
+   * Takes the lock for a run (true), or leaves the window to another run that covers it (false). Held by
+   * another receiver's run (it began and has not ended): that run covers this one's window. Held by a beat
+   * (for a few store calls): a run leaving then would lose its window, which the beat does not walk, so try
+   * again for a little while; a run that began meanwhile covers it. Held past that with no run begun (a slow
+   * store, or a receiver that died holding it): the run fails, to be tried again at the next delivery.
    */
   async #lock({ inbox, signal }: CatchUpContext): Promise<boolean> {
-    const { lockMs } = this.#options;
-    if (await inbox.tryLock(this.#name, this.#holder, lockMs)) return true;
+    if (await this.#tryLock(inbox)) return true;
     const seen = await this.#marks(inbox);
     if (this.#owed(seen) !== undefined) return false;
     for (let tries = 1; tries < LOCK_TRIES; tries++) {
       await sleep(LOCK_RETRY_MS, signal);
-      if (!(await inbox.tryLock(this.#name, this.#holder, lockMs))) continue;
+      if (!(await this.#tryLock(inbox))) continue;
       if ((await inbox.mark(this.#began)) === seen.began) return true;
-      await inbox.unlock(this.#name, this.#holder);
+      await this.#release(inbox);
       return false;
     }
-    return false;
+    const now = await this.#marks(inbox);
+    if (now.began !== seen.began || this.#owed(now) !== undefined) return false;
+    throw new Error(`The catch-up lock (${this.#name}) stayed held for ${(LOCK_TRIES * LOCK_RETRY_MS) / 1000} s with no run begun: tried again at the next delivery.`);
   }
 
   #reconcile(context: CatchUpContext, since: number, until: number): Promise<ReconcileReport> {
@@ -187,6 +209,8 @@ function checked(options: CatchUpOptions): Checked {
   const parts = { appId: options.appId ?? host?.[1], region: options.region ?? host?.[2], webhook: options.webhook };
   for (const part of ['appId', 'region', 'webhook'] as const) {
     if (typeof parts[part] !== 'string' || parts[part] === '') throw new TypeError(`catchUp: ${part} is the envelope's ${part}, a non-empty string (part of every key); give it.`);
+    // The lock's and marks' names escape it (encodeURIComponent), which throws on half a surrogate pair.
+    if (/\p{Cs}/u.test(parts[part])) throw new TypeError(`catchUp: ${part} holds half of a UTF-16 surrogate pair; no envelope's ${part} does.`);
   }
   const ms = (name: 'horizonMs' | 'marginMs' | 'lockMs', fallback: number): number => {
     const value = options[name] ?? fallback;

@@ -208,5 +208,6 @@ describe('catchUp', () => {
     const local = createChatClient({ baseUrl: 'http://127.0.0.1:1/v3', apiKey: 'k' });
     expect(() => catchUp({ chat: local, webhook: 'wh_main' })).toThrow(/appId/);
     expect(() => catchUp({ chat: local, ...parts, horizonMs: 0 })).toThrow(/horizonMs/);
+    expect(() => catchUp({ chat: local, ...parts, webhook: 'wh_\uD800' })).toThrow('webhook holds half of a UTF-16 surrogate pair');
   });
 });

@@ -1,0 +1,113 @@
+/**
+ * Red team on catch-up's lock (src/reconcile/catch-up.ts), second round, on real SQLite files, the local
+ * platform and real receivers: a run that takes the lock only after another run ended, a lock held past the
+ * run's wait by a holder that never began a run, and a store that fails the unlock of a run that leaves.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createChatClient } from '../../src/api/index.js';
+import { createWebhooks, type Inbox, type WebhookError } from '../../src/index.js';
+import { catchUp } from '../../src/reconcile/index.js';
+import { sqliteInbox } from '../../src/stores/sqlite/index.js';
+import { startChatPlatform } from '../support/chat-platform.js';
+import { BEGAN, deliveriesEvery, delivery, MARK, parts, send } from '../reconcile/catch-up-scenario.js';
+import { auth, recordHandled, until } from '../reconcile/scenario.js';
+import { slowed } from './slowed.js';
+
+const closing: Array<{ close(): Promise<unknown> }> = [];
+afterEach(async () => {
+  for (const thing of closing.splice(0).reverse()) await thing.close();
+});
+const dir = mkdtempSync(join(tmpdir(), 'catch-up-lock-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let serial = 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const HORIZON = { horizonMs: 1000, marginMs: 1000 };
+
+/** The local platform, a shared SQLite inbox (a handle for the test) and a way to start receivers on it. */
+async function shared() {
+  const platform = await startChatPlatform([]);
+  closing.push(platform);
+  const path = join(dir, `lock-${++serial}.sqlite`);
+  const inbox = sqliteInbox({ path, pollMs: 10 });
+  closing.push(inbox);
+  const receiver = (own: Inbox = sqliteInbox({ path, pollMs: 10 })) => {
+    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey: platform.apiKey, retry: false });
+    const webhooks = createWebhooks({ auth, logger: {}, inbox: own, closeInbox: true, catchUp: catchUp({ chat, ...parts, ...HORIZON }) });
+    closing.push(webhooks);
+    const errors: WebhookError[] = [];
+    webhooks.onError((error) => void errors.push(error));
+    return { webhooks, errors, handled: recordHandled(webhooks) };
+  };
+  return { platform, path, inbox, receiver };
+}
+
+describe('catch-up: the lock', () => {
+  it("a start that takes the lock after another receiver's run ended walks from that run's mark, not its own stale one", async () => {
+    const { platform, path, inbox, receiver } = await shared();
+    const markAt = Date.now() - 300_000;
+    await inbox.setMark!(MARK, markAt);
+    // A starts and walks from the mark. B read the same mark, but its first try for the lock lands after A's run.
+    let first = true;
+    receiver();
+    receiver(slowed(sqliteInbox({ path, pollMs: 10 }), (name) => (name === 'tryLock' && first ? ((first = false), 1500) : 0)));
+    await until(() => platform.queries.length === 2, 5000);
+    const froms = platform.queries.map((query) => Number(query.get('fromTimestamp')));
+    expect(froms[0]).toBe(Math.floor((markAt - 1000) / 1000));
+    // B's walk starts from A's mark (the margin before it), not from the five minutes ago A already walked.
+    expect(froms[1]).toBeGreaterThan(Math.floor(markAt / 1000) + 200);
+  }, 20_000);
+
+  it('a lock held past the wait by a holder that began no run fails the run (catch_up_failed), and the next delivery walks its window', async () => {
+    const { platform, inbox, receiver } = await shared();
+    // A receiver died holding the lock before it recorded a run: nothing covers this start's window.
+    expect(await inbox.tryLock!(MARK, 'a receiver that died', 60_000)).toBe(true);
+    platform.messages.push(send('901', Math.floor(Date.now() / 1000)));
+    const { webhooks, errors, handled } = receiver();
+    await until(() => errors.length === 1, 5000);
+    expect(errors[0]!.code).toBe('catch_up_failed');
+    expect(errors[0]!.message).toContain('lock');
+    const failedAt = Date.now();
+    expect(platform.queries.length).toBe(0);
+    // Its lease runs out (freed here); as deliveries come, the run is tried again, from the same point.
+    await inbox.unlock!(MARK, 'a receiver that died');
+    const stop = deliveriesEvery(webhooks, 100);
+    try {
+      await until(() => handled.ids.includes('901'), 5000);
+    } finally {
+      await stop();
+    }
+    expect(platform.queries.length).toBe(1);
+    expect(Number(platform.queries[0]!.get('fromTimestamp'))).toBeLessThanOrEqual(Math.floor((failedAt - 2000) / 1000));
+  }, 20_000);
+
+  it('a run that leaves because another began and ended while it waited reports nothing when the store fails its unlock', async () => {
+    const { platform, path, inbox, receiver } = await shared();
+    let unlockFails = false;
+    const { webhooks, errors, handled } = receiver(
+      slowed(sqliteInbox({ path, pollMs: 10 }), (name) => {
+        if (unlockFails && name === 'unlock') throw new Error('store unreachable');
+        return 0;
+      }),
+    );
+    await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
+    expect((await webhooks.handle(delivery('1'))).status).toBe(200);
+    await until(() => handled.ids.includes('1'));
+    await sleep(1200);
+    // A beat of another receiver holds the lock as deliveries resume here after the silence: the run waits.
+    expect(await inbox.tryLock!(MARK, 'a beat', 60_000)).toBe(true);
+    expect((await webhooks.handle(delivery('2'))).status).toBe(200);
+    await sleep(300);
+    // Meanwhile another run begins and ends (it covered this window), and the store starts failing unlocks.
+    const now = Date.now();
+    await inbox.setMark!(BEGAN, now);
+    await inbox.setMark!(MARK, now);
+    unlockFails = true;
+    await inbox.unlock!(MARK, 'a beat');
+    await sleep(500);
+    expect(platform.queries.length).toBe(1);
+    expect(errors).toEqual([]);
+  }, 20_000);
+});
