@@ -153,7 +153,14 @@ class ReconcileCatchUp implements CatchUp {
   async #walkLocked(context: CatchUpContext, since: number, fromMark: boolean): Promise<void> {
     const { inbox, logger } = context;
     const { lockMs, marginMs } = this.#options;
-    const renew = setInterval(() => void this.#tryLock(inbox).catch(() => undefined), lockMs / 3);
+    // One renewal at a time, awaited before the unlock: one still on its way to the store would take the lock
+    // again after it, leaving it held for a whole lease by a receiver that runs nothing.
+    let renewing: Promise<unknown> | undefined;
+    const renew = setInterval(() => {
+      renewing ??= this.#tryLock(inbox)
+        .catch(() => undefined)
+        .finally(() => (renewing = undefined));
+    }, lockMs / 3);
     try {
       if (fromMark) since = Math.max(since, (await inbox.mark(this.#name)) ?? since);
       const until = Date.now();
@@ -163,6 +170,7 @@ class ReconcileCatchUp implements CatchUp {
       logger.info?.(figures(report), `Caught up from ${new Date(since - marginMs).toISOString()}: ${report.recovered} recovered, ${report.duplicates} already had.`);
     } finally {
       clearInterval(renew);
+      await renewing;
       await this.#release(inbox);
     }
   }
