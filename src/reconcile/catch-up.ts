@@ -74,6 +74,8 @@ class ReconcileCatchUp implements CatchUp {
   readonly #holder = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
   /** Where a run that failed started: the next one starts there again. */
   #failedSince: number | undefined;
+  /** That point was the mark: tried again, it is read again under the lock, as a start's is. */
+  #failedFromMark = false;
 
   constructor(options: Checked) {
     this.#options = options;
@@ -94,7 +96,7 @@ class ReconcileCatchUp implements CatchUp {
   }
 
   async heard(context: CatchUpContext, at: number): Promise<void> {
-    if (this.#failedSince !== undefined) return this.#run(context, this.#failedSince);
+    if (this.#failedSince !== undefined) return this.#run(context, this.#failedSince, { fromMark: this.#failedFromMark });
     const { inbox } = context;
     // Under the lock, as a run records its start: otherwise a run could take the lock and begin between this
     // beat's reading of the marks and its raising of the mark, which would then hide that run's window if it
@@ -103,7 +105,7 @@ class ReconcileCatchUp implements CatchUp {
     try {
       // A run (this receiver's or another's) began and never ended: raising the mark would hide its window.
       const owed = this.#owed(await this.#marks(inbox));
-      if (owed !== undefined) return await this.#run(context, owed);
+      if (owed !== undefined) return await this.#run(context, owed, { fromMark: true });
       // Deliveries flow: everything up to now arrived (or is in its retries, which the margin covers).
       await inbox.setMark(this.#name, at);
     } finally {
@@ -141,6 +143,9 @@ class ReconcileCatchUp implements CatchUp {
       await this.#walkLocked(context, since, fromMark);
       this.#failedSince = undefined;
     } catch (error) {
+      // A run from the mark tried again after another receiver's run ended would otherwise walk that run's
+      // window a second time. Not a resumed one's point: the silence it walks is this receiver's own.
+      this.#failedFromMark = fromMark && (this.#failedSince === undefined || this.#failedFromMark);
       this.#failedSince = Math.min(since, this.#failedSince ?? since);
       throw error;
     }

@@ -1,6 +1,7 @@
 /**
  * Red team on catch-up's lock (src/reconcile/catch-up.ts), third round, on real SQLite files, the local
- * platform and real receivers: a renewal of the lock still on its way when a run frees it.
+ * platform and real receivers: a renewal of the lock still on its way when a run frees it, and a failed run
+ * tried again after another receiver's run walked its window.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,9 @@ import { createWebhooks, type Inbox, type WebhookError } from '../../src/index.j
 import { catchUp, type CatchUpOptions } from '../../src/reconcile/index.js';
 import { sqliteInbox } from '../../src/stores/sqlite/index.js';
 import { startChatPlatform } from '../support/chat-platform.js';
-import { MARK, parts } from '../reconcile/catch-up-scenario.js';
+import { deliveriesEvery, MARK, parts } from '../reconcile/catch-up-scenario.js';
 import { auth, recordHandled, until } from '../reconcile/scenario.js';
+import { slowed } from './slowed.js';
 
 const closing: Array<{ close(): Promise<unknown> }> = [];
 afterEach(async () => {
@@ -101,4 +103,41 @@ describe('catch-up: the lock, third round', () => {
     expect(c.errors).toEqual([]);
     expect(b.errors).toEqual([]);
   }, 20_000);
+
+  it("a failed run tried again after another receiver's run walked its window starts from that run's mark, not its own stale point", async () => {
+    const { platform, path, inbox, receiver } = await shared();
+    const markAt = Date.now() - 300_000;
+    await inbox.setMark!(MARK, markAt);
+    // B's start walks the five minutes, then the store fails as it raises the mark: the run failed, owed.
+    // B's try again (at its first beat) takes a while to reach the lock, so that A's start walks first.
+    let failMark = true;
+    let slowLock = false;
+    const b = receiver(
+      slowed(sqliteInbox({ path, pollMs: 10 }), (name, args) => {
+        if (name === 'setMark' && args[0] === MARK && failMark) {
+          failMark = false;
+          slowLock = true;
+          throw new Error('store unreachable');
+        }
+        if (name === 'tryLock' && slowLock) return (slowLock = false), 2500;
+        return 0;
+      }),
+    );
+    const stop = deliveriesEvery(b.webhooks, 100);
+    try {
+      await until(() => b.errors.length === 1, 5000);
+      expect(b.errors[0]!.message).toContain('store unreachable');
+      // A starts from the same mark (B's run did not raise it), walks the five minutes again and raises the mark.
+      receiver();
+      await until(() => platform.queries.length === 2, 5000);
+      await expect.poll(() => inbox.mark!(MARK), { timeout: 5000 }).toBeGreaterThan(markAt);
+      // B's try again walks now, from A's mark (the margin before it), not the five minutes a third time.
+      await until(() => platform.queries.length === 3, 8000);
+    } finally {
+      await stop();
+    }
+    const froms = platform.queries.map((query) => Number(query.get('fromTimestamp')));
+    expect(froms.slice(0, 2)).toEqual([Math.floor((markAt - 1000) / 1000), Math.floor((markAt - 1000) / 1000)]);
+    expect(froms[2]).toBeGreaterThan(Math.floor(markAt / 1000) + 200);
+  }, 30_000);
 });
