@@ -153,7 +153,8 @@ class ReconcileCatchUp implements CatchUp {
 
   /**
    * A run's walk, the lock taken (renewed while it walks, freed after). `fromMark`: `since` is the mark as read
-   * before the lock, read again here, since a run that ended meanwhile walked up to its new value.
+   * before the lock, read again here, since a run that ended meanwhile walked up to its new value. The walk also
+   * takes up any window owed below `since`.
    */
   async #walkLocked(context: CatchUpContext, since: number, fromMark: boolean): Promise<void> {
     const { inbox, logger } = context;
@@ -167,7 +168,11 @@ class ReconcileCatchUp implements CatchUp {
         .finally(() => (renewing = undefined));
     }, lockMs / 3);
     try {
-      if (fromMark) since = Math.max(since, (await inbox.mark(this.#name)) ?? since);
+      const marks = await this.#marks(inbox);
+      if (fromMark) since = Math.max(since, marks.mark ?? since);
+      // A window another run left owed, below this one's start (a resumed run's, when the margin is shorter
+      // than the horizon): raising the mark past it would hide it from every later start.
+      since = Math.min(since, this.#owed(marks) ?? since);
       const until = Date.now();
       await inbox.setMark(this.#began, until);
       const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);
