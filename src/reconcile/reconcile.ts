@@ -79,8 +79,9 @@ async function walkWindow(options: ReconcileOptions, window: { since: number; un
   try {
     for await (const message of walk) {
       const sentAt = message.sentAt * 1000;
-      // The list answers by whole seconds: a window's millisecond ends are applied here.
-      if (sentAt < window.since || sentAt > window.until) continue;
+      // The list answers by whole seconds: a window's millisecond ends are applied here. A message of the
+      // window's first second may have been sent after `since` within it: kept (a duplicate at worst).
+      if (sentAt + 999 < window.since || sentAt > window.until) continue;
       report.listed++;
       const rebuilt = rebuild(message, parts);
       if ('kind' in rebuilt) {
