@@ -137,6 +137,12 @@ class ReconcileCatchUp implements CatchUp {
   async #run(context: CatchUpContext, since: number, { fromMark = false } = {}): Promise<void> {
     try {
       if (!(await this.#lock(context))) {
+        // That run walks up to its start (`began`): events after it, sent longer ago than the margin (past
+        // their retries), are not in its window. This run's then owes them, from there, at the next delivery.
+        const began = await context.inbox.mark(this.#began);
+        if (began !== undefined && Date.now() - began > this.#options.marginMs) {
+          if (this.#failedSince === undefined) [this.#failedSince, this.#failedFromMark] = [Math.max(since, began), fromMark];
+        }
         context.logger.debug?.({ name: this.#name }, 'Another receiver sharing the inbox is catching up: this one leaves it to it.');
         return;
       }
@@ -187,7 +193,8 @@ class ReconcileCatchUp implements CatchUp {
 
   /**
    * Takes the lock for a run (true), or leaves the window to another run that covers it (false). Held by
-   * another receiver's run (it began and has not ended): that run covers this one's window. Held by a beat
+   * another receiver's run (it began and has not ended): that run covers this one's window up to
+   * its start (the rest, when past the margin, this one walks at its next delivery: see `#run`). Held by a beat
    * (for a few store calls): a run leaving then would lose its window, which the beat does not walk, so try
    * again for a little while; a run that began meanwhile covers it. Held past that with no run begun (a slow
    * store, or a receiver that died holding it): the run fails, to be tried again at the next delivery.
