@@ -4,9 +4,10 @@
  * deliveries, got to) minus a margin; when deliveries resume after a silence longer than the platform's retries
  * cover, from the last delivery before it. One receiver at a time runs (a leased lock in the inbox, renewed
  * while it runs); the others skip, since that run covers them. A run that fails is tried again, from the
- * same point, at the next sign of life; only a run that ended raises the mark. A run records in the inbox
- * that it began, so that when it never ends (it failed, and its receiver stopped or hears nothing more), the
- * next receiver whose deliveries flow takes its window up instead of raising the mark past it.
+ * same point, at the next sign of life; only a run that ended raises the mark (the first run sets it where its
+ * window starts). A run records in the inbox that it began, so that when it never ends (it failed, and its
+ * receiver stopped or hears nothing more), the next receiver whose deliveries flow takes its window up instead
+ * of raising the mark past it.
  */
 import type { ChatClient } from '../api/index.js';
 import type { CatchUp, CatchUpContext } from '../receive/index.js';
@@ -179,6 +180,9 @@ class ReconcileCatchUp implements CatchUp {
       // A window another run left owed, below this one's start (a resumed run's, when the margin is shorter
       // than the horizon): raising the mark past it would hide it from every later start.
       since = Math.min(since, this.#owed(marks) ?? since);
+      // No mark yet (every start so far failed): one from where this window starts, so that a window owed
+      // starts there, not a horizon before the latest try's start, when this run fails too.
+      if (marks.mark === undefined) await inbox.setMark(this.#name, since);
       const until = Date.now();
       await inbox.setMark(this.#began, until);
       const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);

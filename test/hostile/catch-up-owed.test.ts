@@ -1,7 +1,8 @@
 /**
  * Red team on catch-up's owed windows (src/reconcile/catch-up.ts), on real SQLite files, the local platform and
  * real receivers: a run that leaves the lock to another receiver's run in progress, when that run's window ends
- * (at its start) well before this one's.
+ * (at its start) well before this one's; a first start (no mark yet) that failed, tried again at each beat, then
+ * stopped.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,4 +79,23 @@ describe('catch-up: owed windows', () => {
     }
     expect(c.errors).toEqual([]);
   }, 40_000);
+
+  it("a first start that failed, tried again at each beat and then stopped, leaves its whole window owed, not the latest try's", async () => {
+    const { platform, receiver } = await shared();
+    // No mark yet: the first start looks back a horizon. An event from just before it, the platform gave up on.
+    platform.messages.push(send('991', Math.floor(Date.now() / 1000)));
+    await sleep(200);
+    const b = receiver(undefined, {}, 'wrong');
+    await until(() => b.errors.length === 1, 5000);
+    // B hears deliveries for 4 s: its run is tried again at each beat (a second apart), each failing.
+    const stopB = deliveriesEvery(b.webhooks, 100);
+    await sleep(4000);
+    await stopB();
+    expect(b.errors.length).toBeGreaterThan(2);
+    await b.webhooks.close();
+    // A starts: B's first window (the horizon before its start) is still owed.
+    const a = receiver();
+    await until(() => a.handled.ids.includes('991'), 5000);
+    expect(a.errors).toEqual([]);
+  }, 30_000);
 });
