@@ -4,8 +4,8 @@
  * deliveries, got to) minus a margin; when deliveries resume after a silence longer than the platform's retries
  * cover, from the last delivery before it. One receiver at a time runs (a leased lock in the inbox, renewed
  * while it runs); the others skip, since that run covers them. A run that fails is tried again, from the
- * same point, at the next sign of life; only a run that ended raises the mark (the first run sets it where its
- * window starts). A run records in the inbox that it began, so that when it never ends (it failed, and its
+ * same point, at the next sign of life; only a run that ended raises the mark (a first run that failed sets it
+ * where its window starts). A run records in the inbox that it began, so that when it never ends (it failed, and its
  * receiver stopped or hears nothing more), the next receiver whose deliveries flow takes its window up instead
  * of raising the mark past it.
  */
@@ -180,12 +180,14 @@ class ReconcileCatchUp implements CatchUp {
       // A window another run left owed, below this one's start (a resumed run's, when the margin is shorter
       // than the horizon): raising the mark past it would hide it from every later start.
       since = Math.min(since, this.#owed(marks) ?? since);
-      // No mark yet (every start so far failed): one from where this window starts, so that a window owed
-      // starts there, not a horizon before the latest try's start, when this run fails too.
-      if (marks.mark === undefined) await inbox.setMark(this.#name, since);
       const until = Date.now();
       await inbox.setMark(this.#began, until);
-      const report = await this.#reconcile(context, Math.min(since - marginMs, until), until);
+      const report = await this.#reconcile(context, Math.min(since - marginMs, until), until).catch(async (error: unknown) => {
+        // No mark yet (no run ever ended): one where this window starts, so that the window owed starts
+        // there, and not a horizon before the latest try's start, which moves on with every try that fails.
+        if (marks.mark === undefined) await inbox.setMark(this.#name, since).catch(() => undefined);
+        throw error;
+      });
       await inbox.setMark(this.#name, until);
       logger.info?.(figures(report), `Caught up from ${new Date(since - marginMs).toISOString()}: ${report.recovered} recovered, ${report.duplicates} already had.`);
     } finally {

@@ -9,13 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createChatClient } from '../../src/api/index.js';
-import { createWebhooks, type Inbox, type WebhookError } from '../../src/index.js';
-import { catchUp, type CatchUpOptions } from '../../src/reconcile/index.js';
 import { sqliteInbox } from '../../src/stores/sqlite/index.js';
-import { startChatPlatform } from '../support/chat-platform.js';
-import { BEGAN, deliveriesEvery, delivery, MARK, parts, send } from '../reconcile/catch-up-scenario.js';
-import { auth, recordHandled, until } from '../reconcile/scenario.js';
+import { BEGAN, deliveriesEvery, delivery, MARK, send } from '../reconcile/catch-up-scenario.js';
+import { until } from '../reconcile/scenario.js';
+import { sharedInbox } from './catch-up-shared.js';
 import { hooked, slowed } from './slowed.js';
 
 const closing: Array<{ close(): Promise<unknown> }> = [];
@@ -24,27 +21,9 @@ afterEach(async () => {
 });
 const dir = mkdtempSync(join(tmpdir(), 'catch-up-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let serial = 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const HORIZON = { horizonMs: 1000, marginMs: 1000 };
 
-/** The local platform, a shared SQLite inbox (a handle for the test) and a way to start receivers on it. */
-async function shared() {
-  const platform = await startChatPlatform([]);
-  closing.push(platform);
-  const path = join(dir, `lock-${++serial}.sqlite`);
-  const inbox = sqliteInbox({ path, pollMs: 10 });
-  closing.push(inbox);
-  const receiver = (own: Inbox = sqliteInbox({ path, pollMs: 10 }), extra: Partial<CatchUpOptions> = {}, apiKey = platform.apiKey) => {
-    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey, retry: false });
-    const webhooks = createWebhooks({ auth, logger: {}, inbox: own, closeInbox: true, catchUp: catchUp({ chat, ...parts, ...HORIZON, ...extra }) });
-    closing.push(webhooks);
-    const errors: WebhookError[] = [];
-    webhooks.onError((error) => void errors.push(error));
-    return { webhooks, errors, handled: recordHandled(webhooks) };
-  };
-  return { platform, path, inbox, receiver };
-}
+const shared = () => sharedInbox(closing, dir);
 
 /** A promise and its resolve. */
 function gate<T = void>() {
