@@ -176,7 +176,9 @@ class ReconcileCatchUp implements CatchUp {
     }, lockMs / 3);
     try {
       const marks = await this.#marks(inbox);
-      if (fromMark) since = Math.max(since, marks.mark ?? since);
+      // Not with a window owed: the mark may then be a failed first run's window start (set on failing,
+      // below), which claims nothing walked, and raising `since` to it would hide this run's window below it.
+      if (fromMark && this.#owed(marks) === undefined) since = Math.max(since, marks.mark ?? since);
       // A window another run left owed, below this one's start (a resumed run's, when the margin is shorter
       // than the horizon): raising the mark past it would hide it from every later start.
       since = Math.min(since, this.#owed(marks) ?? since);
