@@ -89,7 +89,9 @@ class ReconcileCatchUp implements CatchUp {
 
   async start(context: CatchUpContext): Promise<void> {
     const mark = await context.inbox.mark(this.#name);
-    await this.#run(context, mark ?? Date.now() - this.horizonMs, { fromMark: true });
+    // With no mark, `since` is no mark to read again under the lock: a mark found there (a later start's that
+    // ended, or a failed first run's window start) does not reach down to the horizon before this start.
+    await this.#run(context, mark ?? Date.now() - this.horizonMs, { fromMark: mark !== undefined });
   }
 
   async resumed(context: CatchUpContext, lastHeard: number): Promise<void> {
@@ -176,9 +178,7 @@ class ReconcileCatchUp implements CatchUp {
     }, lockMs / 3);
     try {
       const marks = await this.#marks(inbox);
-      // Not with a window owed: the mark may then be a failed first run's window start (set on failing,
-      // below), which claims nothing walked, and raising `since` to it would hide this run's window below it.
-      if (fromMark && this.#owed(marks) === undefined) since = Math.max(since, marks.mark ?? since);
+      if (fromMark) since = Math.max(since, marks.mark ?? since);
       // A window another run left owed, below this one's start (a resumed run's, when the margin is shorter
       // than the horizon): raising the mark past it would hide it from every later start.
       since = Math.min(since, this.#owed(marks) ?? since);

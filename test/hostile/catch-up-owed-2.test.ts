@@ -57,4 +57,33 @@ describe('catch-up: owed windows (second round)', () => {
     }
     expect(c.errors.every((error) => error.code === 'catch_up_failed' && error.message.includes('store unreachable'))).toBe(true);
   }, 30_000);
+  it("a start with no mark, tried again after another receiver's later start walked and ended, still walks its own window", async () => {
+    const { platform, path, receiver } = await shared();
+    platform.messages.push(send('982', Math.floor(Date.now() / 1000)));
+    await sleep(200);
+    // As above: C's lock calls fail at its start and at its beats.
+    let lockDown = true;
+    const c = receiver(
+      hooked(sqliteInbox({ path, pollMs: 10 }), async (name) => {
+        if (lockDown && name === 'tryLock') throw new Error('store unreachable');
+      }),
+    );
+    await until(() => c.errors.length === 1, 5000);
+    const stop = deliveriesEvery(c.webhooks, 100);
+    try {
+      // Five seconds on, E starts (no mark yet): its run walks the horizon before its start, after the event, and ends.
+      await sleep(5000);
+      const e = receiver();
+      await until(() => platform.queries.length === 1, 5000);
+      await sleep(500);
+      await e.webhooks.close();
+      expect(e.errors).toEqual([]);
+      // C's store is back: its next beat tries its start again, whose window (the horizon before C's start) E's did not reach.
+      lockDown = false;
+      await until(() => platform.queries.length === 2, 5000);
+      await until(() => c.handled.ids.includes('982'), 5000);
+    } finally {
+      await stop();
+    }
+  }, 30_000);
 });
