@@ -23,22 +23,30 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const shared = () => sharedInbox(closing, dir);
 
+/**
+ * C: a receiver whose store refuses its lock calls (its connection to a network store down) until `up()`, so
+ * that its start fails before it walks, and so does each try at its beats; its deliveries (the inbox's other
+ * calls) go through, every 100 ms until `stop()`.
+ */
+async function lockedOut({ receiver, path }: Awaited<ReturnType<typeof shared>>) {
+  let lockDown = true;
+  const c = receiver(
+    hooked(sqliteInbox({ path, pollMs: 10 }), async (name) => {
+      if (lockDown && name === 'tryLock') throw new Error('store unreachable');
+    }),
+  );
+  await until(() => c.errors.length === 1, 5000);
+  return { ...c, stop: deliveriesEvery(c.webhooks, 100), up: () => void (lockDown = false) };
+}
+
 describe('catch-up: owed windows (second round)', () => {
   it("a start with no mark, tried again after another receiver's first run failed, still walks its own window, not from that run's window start", async () => {
-    const { platform, path, inbox, receiver } = await shared();
+    const set = await shared();
+    const { platform, inbox, receiver } = set;
     // No mark yet: C's first start looks back a horizon. An event from just before it, the platform gave up on.
     platform.messages.push(send('981', Math.floor(Date.now() / 1000)));
     await sleep(200);
-    // C's store refuses its lock calls (C's connection to a network store down): its start fails before it
-    // walks, and so does each try at its beats; deliveries (the inbox's other calls) still go through.
-    let lockDown = true;
-    const c = receiver(
-      hooked(sqliteInbox({ path, pollMs: 10 }), async (name) => {
-        if (lockDown && name === 'tryLock') throw new Error('store unreachable');
-      }),
-    );
-    await until(() => c.errors.length === 1, 5000);
-    const stop = deliveriesEvery(c.webhooks, 100);
+    const c = await lockedOut(set);
     try {
       // Five seconds on, B starts (no mark yet either): its run fails (a wrong key), and sets the mark where
       // its window starts, well after the event. B stops.
@@ -49,27 +57,21 @@ describe('catch-up: owed windows (second round)', () => {
       expect(await inbox.mark!(MARK)).toBeGreaterThan(Date.now() - 3000);
       await b.webhooks.close();
       // C's store is back: its next beat tries its start again. The window owed is its own, from before the event.
-      lockDown = false;
+      c.up();
       await until(() => platform.queries.length === 2, 5000);
       await until(() => c.handled.ids.includes('981'), 5000);
     } finally {
-      await stop();
+      await c.stop();
     }
     expect(c.errors.every((error) => error.code === 'catch_up_failed' && error.message.includes('store unreachable'))).toBe(true);
   }, 30_000);
+
   it("a start with no mark, tried again after another receiver's later start walked and ended, still walks its own window", async () => {
-    const { platform, path, receiver } = await shared();
+    const set = await shared();
+    const { platform, receiver } = set;
     platform.messages.push(send('982', Math.floor(Date.now() / 1000)));
     await sleep(200);
-    // As above: C's lock calls fail at its start and at its beats.
-    let lockDown = true;
-    const c = receiver(
-      hooked(sqliteInbox({ path, pollMs: 10 }), async (name) => {
-        if (lockDown && name === 'tryLock') throw new Error('store unreachable');
-      }),
-    );
-    await until(() => c.errors.length === 1, 5000);
-    const stop = deliveriesEvery(c.webhooks, 100);
+    const c = await lockedOut(set);
     try {
       // Five seconds on, E starts (no mark yet): its run walks the horizon before its start, after the event, and ends.
       await sleep(5000);
@@ -79,11 +81,11 @@ describe('catch-up: owed windows (second round)', () => {
       await e.webhooks.close();
       expect(e.errors).toEqual([]);
       // C's store is back: its next beat tries its start again, whose window (the horizon before C's start) E's did not reach.
-      lockDown = false;
+      c.up();
       await until(() => platform.queries.length === 2, 5000);
       await until(() => c.handled.ids.includes('982'), 5000);
     } finally {
-      await stop();
+      await c.stop();
     }
   }, 30_000);
 });
