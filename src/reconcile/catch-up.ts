@@ -5,9 +5,9 @@
  * cover, from the last delivery before it. One receiver at a time runs (a leased lock in the inbox, renewed
  * while it runs); the others skip, since that run covers them. A run that fails is tried again, from the
  * same point, at the next sign of life; only a run that ended raises the mark (a first run that failed sets it
- * where its window starts). A run records in the inbox that it began, so that when it never ends (it failed, and its
- * receiver stopped or hears nothing more), the next receiver whose deliveries flow takes its window up instead
- * of raising the mark past it.
+ * where its window starts). A run records in the inbox that it began, so that when it never ends (it failed,
+ * and its receiver stopped or hears nothing more), the next receiver whose deliveries flow takes its window
+ * up instead of raising the mark past it.
  */
 import type { ChatClient } from '../api/index.js';
 import type { CatchUp, CatchUpContext } from '../receive/index.js';
@@ -73,7 +73,10 @@ class ReconcileCatchUp implements CatchUp {
   /** The mark of the latest run to begin (its `until`): above the mark, a run began and has not ended. */
   readonly #began: string;
   readonly #holder = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`;
-  /** Where a run that failed started: the next one starts there again. */
+  /**
+   * Where a run that failed started, or where the part of a run's window that another run did not cover
+   * starts (it left that window to it): the next run starts there.
+   */
   #failedSince: number | undefined;
   /** That point was the mark: tried again, it is read again under the lock, as a start's is. */
   #failedFromMark = false;
@@ -143,8 +146,9 @@ class ReconcileCatchUp implements CatchUp {
         // That run walks up to its start (`began`): events after it, sent longer ago than the margin (past
         // their retries), are not in its window. This run's then owes them, from there, at the next delivery.
         const began = await context.inbox.mark(this.#began);
-        if (began !== undefined && Date.now() - began > this.#options.marginMs) {
-          if (this.#failedSince === undefined) [this.#failedSince, this.#failedFromMark] = [Math.max(since, began), fromMark];
+        if (this.#failedSince === undefined && began !== undefined && Date.now() - began > this.#options.marginMs) {
+          this.#failedSince = Math.max(since, began);
+          this.#failedFromMark = fromMark;
         }
         context.logger.debug?.({ name: this.#name }, 'Another receiver sharing the inbox is catching up: this one leaves it to it.');
         return;
