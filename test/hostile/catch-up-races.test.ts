@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createChatClient } from '../../src/api/index.js';
-import { createWebhooks, type Inbox, type WebhookError, type Webhooks } from '../../src/index.js';
+import { createWebhooks, type WebhookError } from '../../src/index.js';
 import { catchUp } from '../../src/reconcile/index.js';
 import { sqliteInbox } from '../../src/stores/sqlite/index.js';
-import { startChatPlatform, type ChatPlatform } from '../support/chat-platform.js';
+import { startChatPlatform } from '../support/chat-platform.js';
 import { BEGAN, deliveriesEvery, delivery, MARK, parts, send } from '../reconcile/catch-up-scenario.js';
-import { auth, recordHandled, until, type Handled } from '../reconcile/scenario.js';
+import { auth, recordHandled, until } from '../reconcile/scenario.js';
+import { HORIZON, sharedInbox } from './catch-up-shared.js';
 import { slowed } from './slowed.js';
 
 const closing: Array<{ close(): Promise<unknown> }> = [];
@@ -25,37 +26,14 @@ const dir = mkdtempSync(join(tmpdir(), 'catch-up-races-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let serial = 0;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const HORIZON = { horizonMs: 1000, marginMs: 1000 };
 
-interface Flowing {
-  platform: ChatPlatform;
-  path: string;
-  a: Webhooks;
-  handled: Handled;
-  startMark: number;
-  /** Stops A's deliveries; rejects if one was not answered 200. */
-  stop(): Promise<void>;
-  receiver(apiKey: string, inbox?: Inbox): Webhooks;
-}
-
-/** Receiver A, started (its mark written), its deliveries flowing every 100 ms. */
-async function aFlowing(): Promise<Flowing> {
-  const platform = await startChatPlatform([]);
-  closing.push(platform);
-  const path = join(dir, `races-${++serial}.sqlite`);
-  const inbox = sqliteInbox({ path, pollMs: 10 });
-  closing.push(inbox);
-  const receiver = (apiKey: string, own: Inbox = sqliteInbox({ path, pollMs: 10 })) => {
-    const chat = createChatClient({ baseUrl: platform.baseUrl, apiKey, retry: false });
-    const webhooks = createWebhooks({ auth, logger: {}, inbox: own, closeInbox: true, catchUp: catchUp({ chat, ...parts, ...HORIZON }) });
-    closing.push(webhooks);
-    return webhooks;
-  };
-  const a = receiver(platform.apiKey);
-  const handled = recordHandled(a);
-  await expect.poll(() => inbox.mark!(MARK)).toBeGreaterThan(0);
-  const startMark = (await inbox.mark!(MARK))!;
-  return { platform, path, a, handled, startMark, receiver, stop: deliveriesEvery(a, 100) };
+/** Receiver A on a shared inbox (catch-up-shared.ts), started (its mark written), its deliveries flowing every 100 ms. */
+async function aFlowing() {
+  const set = await sharedInbox(closing, dir);
+  const a = set.receiver();
+  await expect.poll(() => set.inbox.mark!(MARK)).toBeGreaterThan(0);
+  const startMark = (await set.inbox.mark!(MARK))!;
+  return { ...set, a: a.webhooks, handled: a.handled, startMark, stop: deliveriesEvery(a.webhooks, 100) };
 }
 
 describe('catch-up: an owed window is not lost', () => {
@@ -65,11 +43,9 @@ describe('catch-up: an owed window is not lost', () => {
       const second = Math.floor(Date.now() / 1000);
       platform.messages.push(send('601', second), send('602', second));
       // B's record that its run began takes 1.5 s to land (A beats once a second meanwhile); then its walk is refused.
-      const b = receiver('wrong', slowed(sqliteInbox({ path, pollMs: 10 }), (name, args) => (name === 'setMark' && args[0] === BEGAN ? 1500 : 0)));
-      const errors: WebhookError[] = [];
-      b.onError((error) => void errors.push(error));
-      await until(() => errors.length === 1);
-      await b.close();
+      const b = receiver(slowed(sqliteInbox({ path, pollMs: 10 }), (name, args) => (name === 'setMark' && args[0] === BEGAN ? 1500 : 0)), {}, 'wrong');
+      await until(() => b.errors.length === 1);
+      await b.webhooks.close();
       await until(() => handled.ids.includes('601') && handled.ids.includes('602'), 5000);
     } finally {
       await stop();
@@ -85,10 +61,10 @@ describe('catch-up: a run cut off, a beat that fails', () => {
       platform.messages.push(send('611', second), send('612', second));
       // B's walk is told to wait 5 s; B closes meanwhile, its run begun and not ended.
       platform.throttle(1, 5);
-      const b = receiver(platform.apiKey);
+      const b = receiver();
       await until(() => platform.queries.length === 2);
       const closed = Date.now();
-      await b.close();
+      await b.webhooks.close();
       expect(Date.now() - closed).toBeLessThan(1000);
       await until(() => handled.ids.includes('611') && handled.ids.includes('612'), 5000);
       expect(platform.queries.length).toBe(3);
